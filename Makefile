@@ -1,0 +1,38 @@
+# The two commands the README promises:
+#   make run   set up, build, and run `cilia serve` with its embedded defaults
+#   make test  set up, build, and run every test (unit + end-to-end)
+PRESET ?= default
+ARGS ?=
+
+.PHONY: all setup build run test unit e2e bench asan clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+build:
+	cmake --preset $(PRESET)
+	cmake --build --preset $(PRESET)
+
+run: setup build
+	./build/cilia serve $(ARGS)
+
+unit: build
+	ctest --preset $(PRESET)
+
+e2e: build
+	node --test --test-concurrency=1 tests/e2e/
+
+test: setup build unit e2e
+
+asan:
+	$(MAKE) PRESET=asan build
+	ctest --preset asan
+
+bench: build
+	node bench/speed.mjs
+	node bench/quality.mjs
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,84 @@
+#include "api/key_routes.h"
+
+#include <fmt/format.h>
+
+#include "core/time.h"
+
+namespace cilia::api {
+
+namespace {
+
+using nlohmann::json;
+
+// "scopes" as an array of names or one comma-separated string.
+Result<uint32_t> ScopesField(const json& body) {
+  auto it = body.find("scopes");
+  if (it == body.end()) return Status::InvalidArgument("scopes: required (chat, memory:read, memory:write, admin)");
+  if (it->is_string()) return ParseScopeList(it->get<std::string>());
+  if (!it->is_array() || it->empty()) return Status::InvalidArgument("scopes: must be a non-empty array of scope names");
+  uint32_t scopes = 0;
+  for (const json& name : *it) {
+    if (!name.is_string()) return Status::InvalidArgument("scopes: must be a non-empty array of scope names");
+    CILIA_ASSIGN_OR_RETURN(Scope scope, ParseScope(name.get<std::string>()));
+    scopes |= ScopeBit(scope);
+  }
+  return scopes;
+}
+
+}  // namespace
+
+json KeyJson(const store::ApiKeyInfo& key) {
+  auto optional_time = [](const std::optional<UnixMs>& t) { return t ? json(FormatRfc3339(*t)) : json(nullptr); };
+  return {{"id", key.id},
+          {"name", key.name},
+          {"namespace", key.name_space},
+          {"scopes", key.scopes},
+          {"created_at", FormatRfc3339(key.created_at)},
+          {"last_used_at", optional_time(key.last_used_at)},
+          {"revoked_at", optional_time(key.revoked_at)}};
+}
+
+void RegisterKeyRoutes(ApiServer& server, store::KeyStore& keys) {
+  server.Handle("GET", "/v1/keys", Scope::kAdmin,
+                [&keys](const httplib::Request&, httplib::Response& res, const Principal& who) {
+                  json list = json::array();
+                  for (const store::ApiKeyInfo& key : keys.List()) {
+                    if (key.name_space == who.name_space) list.push_back(KeyJson(key));
+                  }
+                  ReplyJson(res, 200, {{"keys", std::move(list)}});
+                });
+
+  server.Handle("POST", "/v1/keys", Scope::kAdmin,
+                [&keys](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+                  auto body = ParseJsonBody(req);
+                  if (!body.ok()) return ReplyError(res, body.status());
+                  if (!body->is_object()) return ReplyError(res, Status::InvalidArgument("the body must be a JSON object"));
+                  auto scopes = ScopesField(*body);
+                  if (!scopes.ok()) return ReplyError(res, scopes.status());
+                  std::string name;
+                  if (auto field = body->find("name"); field != body->end()) {
+                    if (!field->is_string()) return ReplyError(res, Status::InvalidArgument("name: must be a string"));
+                    name = field->get<std::string>();
+                  }
+                  auto created = keys.Create(name, who.name_space, ScopeNames(*scopes));
+                  if (!created.ok()) return ReplyError(res, created.status());
+                  json reply = KeyJson(created->info);
+                  reply["key"] = created->secret;
+                  ReplyJson(res, 200, reply);
+                });
+
+  server.Handle("DELETE", R"(/v1/keys/([^/]+))", Scope::kAdmin,
+                [&keys](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+                  const std::string id = req.matches[1];
+                  auto key = keys.Get(id);
+                  // Another namespace's key is as absent as one that never was.
+                  if (!key.ok() || key->name_space != who.name_space) {
+                    return ReplyError(res, Status::NotFound(fmt::format("no key with id \"{}\"", id)));
+                  }
+                  Status revoked = keys.Revoke(id);
+                  if (!revoked.ok()) return ReplyError(res, revoked);
+                  ReplyJson(res, 200, {{"id", id}, {"revoked", true}});
+                });
+}
+
+}  // namespace cilia::api

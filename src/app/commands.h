@@ -1,0 +1,51 @@
+// The subcommands of `cilia` and what they share. Each Run* returns the
+// process exit code: kExitOk, kExitFailure (the command could not do its
+// job) or kExitUsage (bad command line or bad config).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "app/command_line.h"
+#include "core/config.h"
+#include "core/status.h"
+
+namespace cilia::store {
+class KeyStore;
+}
+
+namespace cilia::app {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+int RunServe(const CommandLine& command_line);    // serve.cpp
+int RunKeys(const CommandLine& command_line);     // keys_command.cpp
+int RunDoctor(const CommandLine& command_line);   // doctor_command.cpp
+int RunVersion(const CommandLine& command_line);  // version_command.cpp
+int RunIngest(const CommandLine& command_line);   // memory_commands.cpp
+int RunRecall(const CommandLine& command_line);
+int RunExport(const CommandLine& command_line);
+int RunImport(const CommandLine& command_line);
+int RunJobs(const CommandLine& command_line);
+
+// The config for this command: defaults < ./cilia.toml or --config < CILIA_*
+// environment < --data / --listen. Also applies its log level and registers
+// its secrets with the logger. A command given a bad config prints the
+// error and exits with kExitUsage (see ExitWithError).
+Result<Config> LoadConfigForCommand(const CommandLine& command_line);
+
+// Prints "cilia: <message>" to stderr and returns `exit_code`.
+int ExitWithError(const Status& status, int exit_code);
+
+// The path of the key database in a data dir: DATA/system.db.
+std::string KeyStorePath(const Config& config);
+
+// On a first start — no key in the store (none that is not revoked), and no
+// CILIA_API_KEY — creates a full-scope key for namespace "default" and writes
+// it to DATA/admin.key (mode 0600). Prints the key once when stderr is a
+// terminal, otherwise only the file's path.
+Status CreateFirstKeyIfNone(store::KeyStore& keys, const Config& config);
+
+}  // namespace cilia::app

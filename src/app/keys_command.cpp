@@ -1,0 +1,212 @@
+// `cilia keys list|create|revoke`, and the key a first start creates.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "api/auth.h"
+#include "api/key_routes.h"
+#include "app/commands.h"
+#include "core/data_dir_lock.h"
+#include "core/time.h"
+#include "memory/registry.h"
+#include "store/key_store.h"
+
+namespace cilia::app {
+
+namespace {
+
+constexpr char kFirstKeyFile[] = "admin.key";
+constexpr char kDefaultNamespace[] = "default";
+
+// Writes the key to a file only its owner can read, replacing any old one.
+Status WriteSecretFile(const std::string& path, const std::string& secret) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::IOError(fmt::format("create {}: {}", path, std::strerror(errno)));
+  std::string line = secret + "\n";
+  bool ok = fchmod(fd, 0600) == 0 && write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+            fsync(fd) == 0;
+  int error = errno;
+  close(fd);
+  if (!ok) return Status::IOError(fmt::format("write {}: {}", path, std::strerror(error)));
+  return Status::Ok();
+}
+
+std::string FormatTime(const std::optional<UnixMs>& time, const TimeZone& tz) {
+  return time ? tz.FormatLocal(*time, /*with_time=*/true) : "-";
+}
+
+void PrintKeyTable(const std::vector<store::ApiKeyInfo>& keys, const TimeZone& tz) {
+  std::vector<std::vector<std::string>> rows = {{"ID", "NAME", "NAMESPACE", "SCOPES", "CREATED", "LAST USED", "REVOKED"}};
+  for (const store::ApiKeyInfo& key : keys) {
+    rows.push_back({key.id, key.name.empty() ? "-" : key.name, key.name_space, fmt::format("{}", fmt::join(key.scopes, ",")),
+                    tz.FormatLocal(key.created_at, true), FormatTime(key.last_used_at, tz),
+                    FormatTime(key.revoked_at, tz)});
+  }
+  std::vector<size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += i + 1 < row.size() ? fmt::format("{:<{}}  ", row[i], widths[i]) : row[i];
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+int ListKeys(const CommandLine& command_line, const Config& config) {
+  std::string path = KeyStorePath(config);
+  std::vector<store::ApiKeyInfo> keys;
+  // A reading command: no key database yet means no keys, not a new file.
+  if (std::error_code ec; std::filesystem::exists(path, ec)) {
+    auto store = store::KeyStore::Open(path);
+    if (!store.ok()) return ExitWithError(store.status(), kExitFailure);
+    keys = (*store)->List();
+  }
+  if (command_line.Has("namespace")) {
+    std::erase_if(keys, [&](const store::ApiKeyInfo& k) { return k.name_space != command_line.Get("namespace"); });
+  }
+  if (command_line.Has("json")) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& key : keys) list.push_back(api::KeyJson(key));
+    std::printf("%s\n", nlohmann::json{{"keys", list}}.dump(2).c_str());
+    return kExitOk;
+  }
+  if (keys.empty()) {
+    std::fprintf(stderr, "no keys in %s yet (`cilia serve` creates one on its first start)\n",
+                 config.server.data_dir.c_str());
+    return kExitOk;
+  }
+  auto tz = TimeZone::Load(config.server.time_zone);
+  PrintKeyTable(keys, tz.ok() ? *tz : TimeZone::Utc());
+  return kExitOk;
+}
+
+// Opens the key store for a change, holding the data dir against a server.
+struct WritableKeys {
+  DataDirLock lock;
+  std::unique_ptr<store::KeyStore> keys;
+};
+
+Result<WritableKeys> OpenForWriting(const Config& config) {
+  std::error_code ec;
+  std::filesystem::create_directories(config.server.data_dir, ec);
+  if (ec) return Status::IOError(fmt::format("create data dir {}: {}", config.server.data_dir, ec.message()));
+  CILIA_ASSIGN_OR_RETURN(DataDirLock lock, DataDirLock::Acquire(config.server.data_dir, "cilia keys"));
+  CILIA_ASSIGN_OR_RETURN(auto keys, store::KeyStore::Open(KeyStorePath(config)));
+  return WritableKeys{std::move(lock), std::move(keys)};
+}
+
+int CreateKey(const CommandLine& command_line, const Config& config) {
+  std::string name_space = command_line.Get("namespace", kDefaultNamespace);
+  if (!memory::IsValidNamespaceName(name_space)) {
+    return ExitWithError(Status::InvalidArgument(fmt::format(
+                             "\"{}\" is not a namespace name: 1 to 64 of a-z, 0-9, '_' and '-', starting with a "
+                             "letter or digit",
+                             name_space)),
+                         kExitUsage);
+  }
+  if (!command_line.Has("scopes")) {
+    return ExitWithError(Status::InvalidArgument("cilia keys create needs --scopes (chat, memory:read, "
+                                                 "memory:write, admin; comma-separated)"),
+                         kExitUsage);
+  }
+  auto scopes = api::ParseScopeList(command_line.Get("scopes"));
+  if (!scopes.ok()) return ExitWithError(scopes.status(), kExitUsage);
+  auto writable = OpenForWriting(config);
+  if (!writable.ok()) return ExitWithError(writable.status(), kExitFailure);
+  auto created = writable->keys->Create(command_line.Get("name"), name_space, api::ScopeNames(*scopes));
+  if (!created.ok()) return ExitWithError(created.status(), kExitFailure);
+  if (command_line.Has("json")) {
+    nlohmann::json reply = api::KeyJson(created->info);
+    reply["key"] = created->secret;
+    std::printf("%s\n", reply.dump(2).c_str());
+  } else {
+    // The key alone on stdout, so that KEY=$(cilia keys create …) works.
+    std::printf("%s\n", created->secret.c_str());
+  }
+  std::fprintf(stderr, "created key %s for namespace \"%s\" (scopes %s); the key is shown only this once\n",
+               created->info.id.c_str(), name_space.c_str(),
+               fmt::format("{}", fmt::join(created->info.scopes, ",")).c_str());
+  return kExitOk;
+}
+
+int RevokeKey(const CommandLine& command_line, const Config& config) {
+  if (command_line.positional.size() != 2) {
+    return ExitWithError(Status::InvalidArgument("usage: cilia keys revoke ID (ids are in `cilia keys list`)"),
+                         kExitUsage);
+  }
+  const std::string& id = command_line.positional[1];
+  auto writable = OpenForWriting(config);
+  if (!writable.ok()) return ExitWithError(writable.status(), kExitFailure);
+  Status revoked = writable->keys->Revoke(id);
+  if (!revoked.ok()) return ExitWithError(revoked, kExitFailure);
+  std::printf("revoked %s\n", id.c_str());
+  return kExitOk;
+}
+
+// Flags that only `create` reads; elsewhere they would be silently ignored.
+Status CheckFlagsFit(const CommandLine& command_line, const std::string& action) {
+  for (const char* flag : {"scopes", "name"}) {
+    if (action != "create" && command_line.Has(flag)) {
+      return Status::InvalidArgument(fmt::format("--{} is for `cilia keys create`", flag));
+    }
+  }
+  if (action == "revoke" && (command_line.Has("namespace") || command_line.Has("json"))) {
+    return Status::InvalidArgument("cilia keys revoke takes only the key's id");
+  }
+  if (action != "revoke" && command_line.positional.size() > 1) {
+    return Status::InvalidArgument(
+        fmt::format("unexpected argument \"{}\" for cilia keys {}", command_line.positional[1], action));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunKeys(const CommandLine& command_line) {
+  const std::string& action = command_line.positional.front();
+  if (action != "list" && action != "create" && action != "revoke") {
+    return ExitWithError(
+        Status::InvalidArgument(fmt::format("unknown keys action \"{}\" (actions: list, create, revoke)", action)),
+        kExitUsage);
+  }
+  if (Status fits = CheckFlagsFit(command_line, action); !fits.ok()) return ExitWithError(fits, kExitUsage);
+  auto config = LoadConfigForCommand(command_line);
+  if (!config.ok()) return ExitWithError(config.status(), kExitUsage);
+  if (action == "list") return ListKeys(command_line, *config);
+  if (action == "create") return CreateKey(command_line, *config);
+  return RevokeKey(command_line, *config);
+}
+
+Status CreateFirstKeyIfNone(store::KeyStore& keys, const Config& config) {
+  if (!config.client_api_key.empty() || keys.ActiveCount() > 0) return Status::Ok();
+  CILIA_ASSIGN_OR_RETURN(store::NewApiKey created,
+                         keys.Create("first start", kDefaultNamespace, api::ScopeNames(api::kAllScopes)));
+  std::string path = config.server.data_dir + "/" + kFirstKeyFile;
+  if (Status written = WriteSecretFile(path, created.secret); !written.ok()) {
+    // Nobody could ever read this key: take it back, so the next start makes another.
+    (void)keys.Revoke(created.info.id);
+    return written;
+  }
+  if (isatty(STDERR_FILENO)) {
+    std::fprintf(stderr,
+                 "cilia: first start: created an admin key for namespace \"default\":\n\n    %s\n\n"
+                 "It is shown only this once; a copy is in %s (readable only by you).\n",
+                 created.secret.c_str(), path.c_str());
+  } else {
+    std::fprintf(stderr, "cilia: first start: created an admin key for namespace \"default\"; it is in %s\n",
+                 path.c_str());
+  }
+  return Status::Ok();
+}
+
+}  // namespace cilia::app

@@ -1,0 +1,155 @@
+// The data commands: ingest, recall, export, import, jobs.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "app/commands.h"
+#include "core/data_dir_lock.h"
+#include "memory/archive.h"
+#include "memory/export.h"
+#include "memory/importers.h"
+#include "memory/recall.h"
+#include "memory/registry.h"
+
+namespace cilia::app {
+
+namespace {
+
+struct Opened {
+  Config config;
+  std::unique_ptr<memory::Registry> registry;
+  std::shared_ptr<memory::Namespace> ns;
+};
+
+// Loads the config and opens the command's namespace; a writing command
+// also takes the data dir lock, so it never runs beside `cilia serve`.
+Result<Opened> OpenNamespace(const CommandLine& cl, std::optional<DataDirLock>* lock, std::string_view holder) {
+  Opened o;
+  CILIA_ASSIGN_OR_RETURN(o.config, LoadConfigForCommand(cl));
+  std::error_code ec;
+  std::filesystem::create_directories(o.config.server.data_dir, ec);
+  if (ec) return Status::IOError("create data dir " + o.config.server.data_dir + ": " + ec.message());
+  if (lock) {
+    CILIA_ASSIGN_OR_RETURN(DataDirLock l, DataDirLock::Acquire(o.config.server.data_dir, holder));
+    lock->emplace(std::move(l));
+  }
+  CILIA_ASSIGN_OR_RETURN(o.registry, memory::Registry::Open(o.config));
+  CILIA_ASSIGN_OR_RETURN(o.ns, o.registry->Get(cl.Get("namespace", "default")));
+  return o;
+}
+
+int Fail(const Status& st) {
+  return ExitWithError(st, st.code() == Code::kInvalidArgument && st.message().rfind("config", 0) == 0 ? kExitUsage
+                                                                                                        : kExitFailure);
+}
+
+}  // namespace
+
+int RunIngest(const CommandLine& cl) {
+  std::optional<DataDirLock> lock;
+  auto format = memory::ParseImportFormat(cl.Get("format", "auto"));
+  if (!format.ok()) return ExitWithError(format.status(), kExitUsage);
+  const std::string path = cl.positional.at(0);
+  // Parse everything before opening the store: a bad file changes nothing.
+  auto conversations = memory::ReadImportFile(path, *format);
+  if (!conversations.ok()) return ExitWithError(conversations.status(), kExitFailure);
+  auto opened = OpenNamespace(cl, &lock, "cilia ingest");
+  if (!opened.ok()) return Fail(opened.status());
+  memory::Archive archive(*opened->ns);
+  auto outcomes = archive.StoreAll(*conversations);
+  if (!outcomes.ok()) return ExitWithError(outcomes.status().With(path), kExitFailure);
+  int stored = 0, duplicates = 0;
+  for (const auto& o : *outcomes) {
+    stored += o.stored;
+    duplicates += o.duplicates;
+    Status st = archive.IndexConversation(o.conversation_id);
+    if (!st.ok()) return ExitWithError(st.With("indexing"), kExitFailure);
+  }
+  std::cout << fmt::format("ingested {}: {} conversations, {} messages stored, {} duplicates; {} windows indexed\n",
+                           path, outcomes->size(), stored, duplicates, opened->ns->WindowCount());
+  return kExitOk;
+}
+
+int RunRecall(const CommandLine& cl) {
+  auto opened = OpenNamespace(cl, nullptr, "");
+  if (!opened.ok()) return Fail(opened.status());
+  nlohmann::json body;
+  std::string query;
+  for (const auto& p : cl.positional) query += (query.empty() ? "" : " ") + p;
+  body["query"] = query;
+  if (cl.Has("limit")) {
+    try {
+      body["limit"] = std::stoi(cl.Get("limit"));
+    } catch (const std::exception&) {
+      return ExitWithError(Status::InvalidArgument("--limit: must be a number"), kExitUsage);
+    }
+  }
+  if (cl.Has("after")) body["after"] = cl.Get("after");
+  if (cl.Has("before")) body["before"] = cl.Get("before");
+  if (cl.Has("now")) body["now"] = cl.Get("now");
+  if (cl.Has("conversation")) body["conversation_id"] = cl.Get("conversation");
+  if (cl.Has("exact")) body["exact"] = true;
+  auto request = memory::ParseRecallRequest(body, opened->ns->tz());
+  if (!request.ok()) return ExitWithError(request.status(), kExitUsage);
+  auto reply = memory::Recall(*opened->ns, *request, /*count_access=*/true);
+  if (!reply.ok()) return ExitWithError(reply.status(), kExitFailure);
+  if (cl.Has("json")) {
+    std::cout << memory::ToJson(*reply, opened->ns->tz()).dump() << '\n';
+    return kExitOk;
+  }
+  if (reply->results.empty()) std::cout << "no results\n";
+  for (const auto& r : reply->results) {
+    std::string ids;
+    for (const auto& id : r.message_ids) ids += (ids.empty() ? "" : ", ") + id;
+    std::cout << fmt::format("── {} · score {:.3f} · {} [{}]\n{}\n\n", r.conversation_id, r.score, r.id, ids, r.text);
+  }
+  return kExitOk;
+}
+
+int RunExport(const CommandLine& cl) {
+  auto opened = OpenNamespace(cl, nullptr, "");
+  if (!opened.ok()) return Fail(opened.status());
+  Status st = memory::ExportNamespace(*opened->ns, std::cout);
+  return st.ok() ? kExitOk : ExitWithError(st, kExitFailure);
+}
+
+int RunImport(const CommandLine& cl) {
+  std::optional<DataDirLock> lock;
+  const std::string path = cl.positional.at(0);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ExitWithError(Status::NotFound("cannot read " + path), kExitFailure);
+  auto opened = OpenNamespace(cl, &lock, "cilia import");
+  if (!opened.ok()) return Fail(opened.status());
+  auto summary = memory::ImportNamespace(*opened->ns, in);
+  if (!summary.ok()) return ExitWithError(summary.status().With(path), kExitFailure);
+  std::cout << fmt::format("imported {}: {} conversations, {} messages, {} duplicates, {} files; {} windows indexed\n",
+                           path, summary->conversations, summary->messages, summary->duplicates, summary->files,
+                           opened->ns->WindowCount());
+  return kExitOk;
+}
+
+int RunJobs(const CommandLine& cl) {
+  if (cl.positional.at(0) != "run") {
+    return ExitWithError(Status::InvalidArgument("usage: cilia jobs run extract|nightly|reindex"), kExitUsage);
+  }
+  const std::string job = cl.positional.at(1);
+  if (job != "reindex" && job != "extract" && job != "nightly") {
+    return ExitWithError(Status::InvalidArgument("unknown job \"" + job + "\"; jobs: extract, nightly, reindex"),
+                         kExitUsage);
+  }
+  std::optional<DataDirLock> lock;
+  auto opened = OpenNamespace(cl, &lock, "cilia jobs run " + job);
+  if (!opened.ok()) return Fail(opened.status());
+  if (job != "reindex") {
+    return ExitWithError(Status::Unavailable("job \"" + job + "\" is not part of this version of cilia yet"),
+                         kExitFailure);
+  }
+  Status st = memory::Archive(*opened->ns).Reindex();
+  if (!st.ok()) return ExitWithError(st, kExitFailure);
+  std::cout << fmt::format("reindex: done, {} windows\n", opened->ns->WindowCount());
+  return kExitOk;
+}
+
+}  // namespace cilia::app

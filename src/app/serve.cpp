@@ -1,0 +1,112 @@
+// `cilia serve`: holds the data dir, opens the keys and the memory, serves
+// HTTP until SIGINT or SIGTERM, then drains and exits 0.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "api/key_routes.h"
+#include "api/memory_routes.h"
+#include "api/server.h"
+#include "app/commands.h"
+#include "core/data_dir_lock.h"
+#include "core/log.h"
+#include "memory/registry.h"
+#include "store/key_store.h"
+
+namespace cilia::app {
+
+namespace {
+
+// How long requests in flight may take to finish after a stop signal. Idle
+// keep-alive connections close within server.keep_alive_timeout_s.
+constexpr std::chrono::seconds kShutdownGrace{5};
+
+// Blocks SIGINT and SIGTERM in this thread and every thread started after it,
+// so that they are taken only by sigwait below, never by a handler running
+// in the middle of some other code.
+sigset_t BlockStopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+// Waits for a stop signal, or for the server to stop serving by itself.
+// Returns the signal, or 0 for the latter.
+int WaitForStop(const sigset_t& signals, const api::ApiServer& server) {
+  const timespec poll{1, 0};
+  while (server.serving()) {
+    int signal = sigtimedwait(&signals, nullptr, &poll);
+    if (signal > 0) return signal;
+  }
+  return 0;
+}
+
+std::string UrlHost(const std::string& host) {
+  return host.find(':') == std::string::npos ? host : "[" + host + "]";
+}
+
+}  // namespace
+
+int RunServe(const CommandLine& command_line) {
+  const sigset_t signals = BlockStopSignals();
+  auto config = LoadConfigForCommand(command_line);
+  if (!config.ok()) return ExitWithError(config.status(), kExitUsage);
+  auto address = ParseListenAddress(config->server.listen);
+  if (!address.ok()) return ExitWithError(address.status(), kExitUsage);
+  const std::string& data_dir = config->server.data_dir;
+
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (ec) return ExitWithError(Status::IOError(fmt::format("create data dir {}: {}", data_dir, ec.message())), kExitFailure);
+  auto lock = DataDirLock::Acquire(data_dir, "cilia serve");
+  if (!lock.ok()) return ExitWithError(lock.status(), kExitFailure);
+  auto keys = store::KeyStore::Open(KeyStorePath(*config));
+  if (!keys.ok()) return ExitWithError(keys.status(), kExitFailure);
+  if (Status first_key = CreateFirstKeyIfNone(**keys, *config); !first_key.ok()) {
+    return ExitWithError(first_key, kExitFailure);
+  }
+  auto registry = memory::Registry::Open(*config);
+  if (!registry.ok()) return ExitWithError(registry.status(), kExitFailure);
+
+  api::ApiServer server(api::ServerOptions::FromConfig(config->server),
+                        api::Authenticator(keys->get(), config->client_api_key));
+  api::RegisterKeyRoutes(server, **keys);
+  api::RegisterMemoryRoutes(server, **registry);
+  (*registry)->StartBackground();
+  auto port = server.Start(*address);
+  if (!port.ok()) {
+    (*registry)->Stop();
+    return ExitWithError(port.status(), kExitFailure);
+  }
+  if (!IsLoopbackHost(address->host)) {
+    LogWarn("listening on {}, which is not a loopback address: anyone who can reach it can try keys",
+            config->server.listen);
+  }
+  std::fprintf(stderr, "cilia listening on http://%s:%d (data %s)\n", UrlHost(address->host).c_str(), *port,
+               data_dir.c_str());
+
+  int signal = WaitForStop(signals, server);
+  if (signal == 0) LogError("the HTTP server stopped by itself");
+  else LogInfo("{}: stopping", strsignal(signal));
+  bool drained = server.Shutdown(kShutdownGrace);
+  (*registry)->Stop();
+  if (!drained) {
+    // Requests still running use the registry and the keys, which must not
+    // be destroyed under them; everything they wrote is committed already.
+    LogWarn("requests still running after {} s; exiting without waiting for them", kShutdownGrace.count());
+    std::fflush(nullptr);
+    std::_Exit(kExitOk);
+  }
+  return signal == 0 ? kExitFailure : kExitOk;
+}
+
+}  // namespace cilia::app

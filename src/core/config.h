@@ -1,0 +1,146 @@
+// cilia's configuration: defaults, then the TOML file, then CILIA_* environment
+// variables, then command-line flags, each overriding the one before. Every
+// key is documented, with its default, in docs/configuration.md.
+//
+// Mistakes are loud: an unknown key or section, a value of the wrong type or
+// out of range, a model that names a provider nobody defined — each is one
+// InvalidArgument that names the key and where the value came from, e.g.
+//   config ./cilia.toml: unknown key "server.lisen"
+//   environment CILIA_SERVER_THREADS: expected an integer, got "many"
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace cilia {
+
+struct ServerConfig {
+  std::string listen = "127.0.0.1:8420";  // HOST:PORT; [v6]:PORT for IPv6
+  std::string data_dir = "./data";
+  std::string time_zone = "Asia/Shanghai";  // the owner's IANA zone
+  // HTTP worker threads. cpp-httplib gives every open connection (and every
+  // stream) a thread until it closes, so this is the concurrency ceiling.
+  int threads = 256;
+  int keep_alive_timeout_s = 5;
+  int max_body_mb = 32;
+  int read_timeout_s = 30;
+  int write_timeout_s = 30;
+  std::vector<std::string> cors_origins;  // exact origins, or "*"; empty: no CORS
+  std::string log_level = "info";          // debug, info, warn, error
+};
+
+enum class ProviderKind { kOpenAI, kAnthropic };
+
+struct ProviderConfig {
+  std::string name;  // what models.* refer to as "<name>/<model id>"
+  ProviderKind kind = ProviderKind::kOpenAI;
+  std::string base_url;     // e.g. "https://api.example.com/v1"
+  std::string api_key_env;  // the environment variable holding the key
+  // The key: from the file (discouraged) or, after loading, the value of
+  // api_key_env. Empty when neither gave one. Never log it.
+  std::string api_key;
+  int connect_timeout_ms = 10000;
+  int first_byte_timeout_ms = 120000;
+  int idle_timeout_ms = 120000;
+};
+
+struct ModelsConfig {
+  std::string public_name = "companion";  // the model name clients send
+  std::string chat;     // "<provider>/<model id>"; empty: no chat gateway
+  std::string extract;  // cheap model for excerpts and digests; left empty, it is models.chat
+  std::string vision;   // describes images; empty: none
+  std::map<std::string, std::string> aliases;  // client model name -> "<provider>/<model id>"
+};
+
+enum class EmbedderKind { kHash, kOpenAI, kLocal };
+
+struct EmbeddingConfig {
+  EmbedderKind kind = EmbedderKind::kHash;
+  std::string provider;  // kind openai: the provider serving /v1/embeddings
+  std::string model;     // kind openai: model id; kind local: model file path
+  // Vector size. For hash it defaults to 256; for openai and local 0 means
+  // "what the model returns".
+  int dimensions = 0;
+  int batch_size = 64;
+  int timeout_ms = 30000;
+};
+
+struct IndexConfig {
+  int hnsw_threshold = 50000;  // vectors per namespace past which HNSW replaces the flat scan
+};
+
+struct RetrievalConfig {
+  double vector_weight = 0.7;
+  double lexical_weight = 0.3;
+  int rrf_k = 60;
+  double recency_half_life_days = 60;
+  int per_conversation_day_cap = 2;  // windows per conversation and day in one answer; 0: no cap
+  int default_limit = 10;
+  int max_limit = 100;
+};
+
+struct FeaturesConfig {
+  bool memory = true;       // inject memory into chat turns
+  bool recall_tool = true;  // offer the model the `recall` tool
+  bool compression = true;  // summarise long conversations
+};
+
+struct Config {
+  ServerConfig server;
+  std::vector<ProviderConfig> providers;
+  ModelsConfig models;
+  EmbeddingConfig embedding;
+  IndexConfig index;
+  RetrievalConfig retrieval;
+  FeaturesConfig features;
+
+  // CILIA_API_KEY: a client key the server accepts with full scopes for
+  // namespace "default". Only ever compared, never stored or logged.
+  std::string client_api_key;
+  // The config file that was read, or "" when none was.
+  std::string file;
+
+  // The provider of that name, or nullptr.
+  const ProviderConfig* FindProvider(std::string_view name) const;
+};
+
+struct ConfigSources {
+  // An explicit --config path; it must exist.
+  std::optional<std::string> file;
+  // Read when `file` is not given and this file exists.
+  std::string default_file = "./cilia.toml";
+  // The environment (ProcessEnvironment() in production, a map in tests).
+  std::map<std::string, std::string> env;
+  // Command-line flags: --data and --listen.
+  std::optional<std::string> data_dir;
+  std::optional<std::string> listen;
+};
+
+Result<Config> LoadConfig(const ConfigSources& sources);
+
+// The process environment as a map.
+std::map<std::string, std::string> ProcessEnvironment();
+
+const char* ProviderKindName(ProviderKind kind);
+const char* EmbedderKindName(EmbedderKind kind);
+
+// The items of a comma-separated list, each trimmed of whitespace; empty
+// items are kept ("a,,b" has three), so callers decide what they mean.
+std::vector<std::string> SplitList(std::string_view text);
+
+struct ListenAddress {
+  std::string host;  // without brackets for IPv6
+  int port = 0;      // 0: any free port
+};
+
+// "127.0.0.1:8420", "localhost:80", "[::1]:8420", "0.0.0.0:0".
+Result<ListenAddress> ParseListenAddress(std::string_view text);
+// localhost, 127.0.0.0/8 and ::1.
+bool IsLoopbackHost(std::string_view host);
+
+}  // namespace cilia

@@ -1,0 +1,27 @@
+// Embedders turn texts into vectors for the vector lane of retrieval. Every
+// stored vector records the id of the embedder that made it; vectors of
+// different ids are never compared.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace cilia::embed {
+
+class Embedder {
+ public:
+  virtual ~Embedder() = default;
+
+  // Names the model and its output, e.g. "hash-v1-256" or "openai:bge-m3:1024";
+  // two embedders with the same id give the same vector for the same text.
+  virtual const std::string& id() const = 0;
+  virtual int dimension() const = 0;
+
+  // One L2-normalised vector of dimension() floats per text, in order. An
+  // empty text gets the zero vector, which is similar to nothing. Thread-safe.
+  virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) const = 0;
+};
+
+}  // namespace cilia::embed

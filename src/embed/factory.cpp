@@ -1,0 +1,34 @@
+#include "embed/factory.h"
+
+#include "embed/hash_embedder.h"
+#include "embed/openai_embedder.h"
+
+namespace cilia::embed {
+
+Result<std::shared_ptr<const Embedder>> MakeEmbedder(const Config& config) {
+  const EmbeddingConfig& e = config.embedding;
+  switch (e.kind) {
+    case EmbedderKind::kHash:
+      return std::shared_ptr<const Embedder>(std::make_shared<HashEmbedder>(e.dimensions > 0 ? e.dimensions : 256));
+    case EmbedderKind::kOpenAI: {
+      const ProviderConfig* p = config.FindProvider(e.provider);
+      if (!p) return Status::InvalidArgument("embedding.provider: no provider named \"" + e.provider + "\"");
+      OpenAIEmbedderOptions o;
+      o.base_url = p->base_url;
+      o.api_key = p->api_key;
+      o.model = e.model;
+      o.dimensions = e.dimensions;
+      o.batch_size = e.batch_size;
+      o.timeout_ms = e.timeout_ms;
+      CILIA_ASSIGN_OR_RETURN(std::unique_ptr<OpenAIEmbedder> embedder, OpenAIEmbedder::Create(std::move(o)));
+      return std::shared_ptr<const Embedder>(std::move(embedder));
+    }
+    case EmbedderKind::kLocal:
+      break;
+  }
+  return Status::InvalidArgument(
+      "embedding.kind: \"local\" needs a build with a local model runtime, which this binary does not have; "
+      "use \"hash\" or \"openai\"");
+}
+
+}  // namespace cilia::embed

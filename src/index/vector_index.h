@@ -1,0 +1,116 @@
+// The in-memory vector index: a cache of the vectors table (the table is the
+// truth; this can always be rebuilt from it). Vectors are expected to be
+// L2-normalised, as every Embedder's are, so similarity is the dot product.
+//
+// Below `hnsw_threshold` vectors it is an exact flat scan over one contiguous
+// float array. From the threshold on it is an HNSW graph (hnswlib, inner
+// product, M=32, ef_construction=100, ef_search=max(128, 2k)), approximate,
+// built once from the flat contents and then grown; removals there are
+// tombstones, and the graph is rebuilt when tombstones outnumber live vectors
+// (back to flat when fewer than the threshold remain).
+//
+// Thread-safety: any number of concurrent Search calls; writers take turns and
+// block searches only while they change the structure (not while the graph is
+// first built).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+namespace cilia::index {
+
+class VectorIndex {
+ public:
+  static constexpr size_t kDefaultHnswThreshold = 50000;
+
+  // dimension below 1 is taken as 1.
+  explicit VectorIndex(int dimension, size_t hnsw_threshold = kDefaultHnswThreshold);
+  ~VectorIndex();
+  VectorIndex(const VectorIndex&) = delete;
+  VectorIndex& operator=(const VectorIndex&) = delete;
+
+  // Adds or replaces the vector of `id`. InvalidArgument when the size is not
+  // dimension() or a value is not finite; Internal when memory runs out.
+  Status Upsert(int64_t id, std::span<const float> vector);
+  // The same for many: `vectors` holds ids.size() vectors back to back. Much
+  // faster than one by one when it builds or grows the graph (uses all cores).
+  // Nothing is changed when an argument is wrong.
+  Status UpsertMany(std::span<const int64_t> ids, std::span<const float> vectors);
+  // Unknown ids are ignored.
+  void Remove(int64_t id);
+
+  // Up to k (id, similarity) pairs, best first; ties go to the smaller id.
+  // With `allow`, only ids it accepts: the graph is asked for more candidates
+  // (4k, growing) until k pass, and when too few pass (a selective filter)
+  // the allowed vectors are scanned exactly instead. An empty result when the
+  // query's size is not dimension(). `allow` runs under the index's read
+  // lock: it must not call Upsert or Remove of this index.
+  std::vector<std::pair<int64_t, float>> Search(std::span<const float> query, size_t k,
+                                                const std::function<bool(int64_t)>& allow = {}) const;
+
+  size_t size() const;
+  int dimension() const { return dimension_; }
+  bool uses_graph() const;  // true from the threshold on
+
+  // A cache file of the contents, so a start need not rebuild the graph:
+  // `path` holds a header (and in flat mode the vectors); in graph mode the
+  // graph goes to `path` + ".hnsw" beside it. Both are written under
+  // temporary names and renamed into place. The file is for this machine
+  // (native byte order); keying it to the embedder and the table's version is
+  // the caller's part. Searches go on meanwhile; writers wait.
+  Status SaveTo(const std::string& path) const;
+  // IOError when a file is missing, cut short or not such a cache file.
+  static Result<std::unique_ptr<VectorIndex>> LoadFrom(const std::string& path,
+                                                       size_t hnsw_threshold = kDefaultHnswThreshold);
+
+ private:
+  struct Graph;
+  using Hit = std::pair<int64_t, float>;
+
+  Status Check(std::span<const int64_t> ids, std::span<const float> vectors) const;
+  void UpsertFlat(std::span<const int64_t> ids, std::span<const float> vectors);
+  Status UpsertGraph(std::span<const int64_t> ids, std::span<const float> vectors);
+  // Builds a graph of every live vector, without blocking searches; the
+  // caller holds write_mutex_.
+  Result<std::unique_ptr<Graph>> BuildGraph(size_t capacity) const;
+  void ReplaceGraphWithFlat();
+  void MaybeCompact();
+
+  std::vector<Hit> ScanFlat(const float* query, size_t k, const std::function<bool(int64_t)>& allow) const;
+  std::vector<Hit> ScanGraphStorage(const float* query, size_t k, const std::function<bool(int64_t)>& allow) const;
+  std::vector<Hit> SearchGraph(const float* query, size_t k, const std::function<bool(int64_t)>& allow) const;
+
+  const int dimension_;
+  const size_t hnsw_threshold_;
+
+  // Searches share data_mutex_; changes take it alone. glibc's shared_mutex
+  // lets a steady stream of readers starve a writer, so both pass the
+  // turnstile first, which a waiting writer holds shut.
+  std::shared_lock<std::shared_mutex> ReadLock() const;
+  std::unique_lock<std::shared_mutex> WriteLock();
+
+  mutable std::mutex write_mutex_;  // one writer or saver at a time, also while a graph is built
+  mutable std::mutex turnstile_;
+  mutable std::shared_mutex data_mutex_;
+
+  // Flat mode: slot i holds ids_[i] and floats [i*dim, (i+1)*dim) of vectors_.
+  std::vector<float> vectors_;
+  std::vector<int64_t> ids_;
+  std::unordered_map<int64_t, size_t> slot_of_;
+
+  // Graph mode (flat storage then empty).
+  std::unique_ptr<Graph> graph_;
+};
+
+}  // namespace cilia::index

@@ -1,0 +1,64 @@
+// The L0 archive: storing messages verbatim, windowing and indexing them,
+// and forgetting them with everything derived from them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "memory/ingest_request.h"
+#include "memory/namespace.h"
+#include "store/archive_records.h"
+#include "store/db.h"
+
+namespace cilia::memory {
+
+struct IngestOutcome {
+  int64_t conversation_id = 0;  // cilia's row id
+  int stored = 0;
+  int duplicates = 0;
+};
+
+class Archive {
+ public:
+  explicit Archive(Namespace& ns) : ns_(ns) {}
+
+  // Stores the messages in one transaction, committed before this returns:
+  // a caller id seen before with the same content is a duplicate; with other
+  // content the whole request is a Conflict naming the id and nothing is
+  // stored. Image data URLs are written to files/ first and referenced.
+  Result<IngestOutcome> Store(const IngestConversation& conversation);
+  // The same for several conversations in one transaction: all or nothing.
+  Result<std::vector<IngestOutcome>> StoreAll(const std::vector<IngestConversation>& conversations);
+
+  // Windows and indexes the conversation's messages not yet windowed: only
+  // the tail from the last window on is re-windowed.
+  Status IndexConversation(int64_t conversation_id);
+  // Indexes every conversation with unwindowed messages (after a restart).
+  Status IndexPending();
+
+  // Forget: the message (by caller id, or m_<id>) or the whole conversation,
+  // with its windows, index entries and vectors; the full-text indexes are
+  // rewritten and the WAL truncated so the words leave the files too.
+  Status ForgetMessage(const std::string& conversation_id, const std::string& message_id);
+  Status ForgetConversation(const std::string& conversation_id);
+
+  // Drops and rebuilds every window of every conversation (derived data only).
+  Status Reindex();
+
+ private:
+  Result<IngestOutcome> StoreOne(store::Database& db, const IngestConversation& conversation, int64_t now);
+  Status ReplaceWindowsFrom(store::Database& db, int64_t conversation_id, int64_t from_seq, int64_t from_segment,
+                            std::vector<int64_t>& removed, std::vector<store::WindowRecord>& added);
+  void ApplyToCaches(const std::vector<int64_t>& removed, const std::vector<store::WindowRecord>& added);
+  Status EmbedWindows(const std::vector<store::WindowRecord>& windows);
+  Status Purge();
+
+  Namespace& ns_;
+};
+
+// "m_<id>" for messages without a caller id; parses it back.
+std::string MessagePublicId(const store::MessageRecord& m);
+std::optional<int64_t> ParseInternalMessageId(std::string_view id);
+
+}  // namespace cilia::memory

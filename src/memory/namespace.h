@@ -1,0 +1,79 @@
+// One namespace's memory: its store, the in-memory vector index and window
+// catalogue (caches of tables, rebuilt at open), the shared embedder, and the
+// owner's time zone. Archive and recall work on this.
+#pragma once
+
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/time.h"
+#include "embed/embedder.h"
+#include "index/fusion.h"
+#include "index/vector_index.h"
+#include "store/namespace_store.h"
+
+namespace cilia::memory {
+
+struct NamespaceOptions {
+  std::string name;
+  std::string dir;  // DATA/ns/<name>
+  bool full_sync = false;
+  size_t hnsw_threshold = 50000;
+  index::RankingOptions ranking;
+};
+
+// What recall needs to know of a window without reading it.
+struct WindowMeta {
+  int64_t conversation_id = 0;
+  int64_t created_at = 0;
+  int64_t ended_at = 0;
+  int64_t access_count = 0;
+};
+
+class Namespace {
+ public:
+  static Result<std::shared_ptr<Namespace>> Open(const NamespaceOptions& options,
+                                                 std::shared_ptr<const embed::Embedder> embedder,
+                                                 const TimeZone& tz, const Clock& clock);
+
+  const std::string& name() const { return options_.name; }
+  const NamespaceOptions& options() const { return options_; }
+  store::NamespaceStore& store() { return *store_; }
+  const embed::Embedder& embedder() const { return *embedder_; }
+  index::VectorIndex& vectors() { return *vectors_; }
+  const TimeZone& tz() const { return tz_; }
+  const Clock& clock() const { return clock_; }
+
+  // The window catalogue.
+  void PutWindowMeta(int64_t id, WindowMeta meta);
+  void RemoveWindowMeta(int64_t id);
+  std::optional<WindowMeta> GetWindowMeta(int64_t id) const;
+  void AddAccess(int64_t id);
+  size_t WindowCount() const;
+
+  // Embeds windows that have no vector of the current embedder (after an
+  // embedder change, or a remote embedder that failed); up to `batch` at a
+  // time. Returns how many were embedded.
+  Result<int> EmbedMissing(int batch);
+
+ private:
+  Namespace(NamespaceOptions options, std::shared_ptr<const embed::Embedder> embedder, const TimeZone& tz,
+            const Clock& clock)
+      : options_(std::move(options)), embedder_(std::move(embedder)), tz_(tz), clock_(clock) {}
+  Status LoadCaches();
+
+  NamespaceOptions options_;
+  std::shared_ptr<const embed::Embedder> embedder_;
+  TimeZone tz_;
+  const Clock& clock_;
+  std::unique_ptr<store::NamespaceStore> store_;
+  std::unique_ptr<index::VectorIndex> vectors_;
+  mutable std::shared_mutex meta_mu_;
+  std::unordered_map<int64_t, WindowMeta> meta_;
+};
+
+}  // namespace cilia::memory

@@ -1,0 +1,140 @@
+#include "memory/registry.h"
+
+#include <filesystem>
+
+#include "core/log.h"
+#include "embed/factory.h"
+#include "memory/archive.h"
+
+namespace cilia::memory {
+
+namespace fs = std::filesystem;
+
+bool IsValidNamespaceName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(name[0])) return false;
+  for (char c : name) {
+    if (!alnum(c) && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+Result<std::unique_ptr<Registry>> Registry::Open(const Config& config, const Clock& clock) {
+  CILIA_ASSIGN_OR_RETURN(TimeZone tz, TimeZone::Load(config.server.time_zone));
+  std::unique_ptr<Registry> r(new Registry(config, tz, clock));
+  CILIA_ASSIGN_OR_RETURN(r->embedder_, embed::MakeEmbedder(config));
+  std::error_code ec;
+  fs::create_directories(fs::path(config.server.data_dir) / "ns", ec);
+  if (ec) return Status::IOError("create " + config.server.data_dir + "/ns: " + ec.message());
+  return r;
+}
+
+Registry::~Registry() { Stop(); }
+
+Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) {
+  if (!IsValidNamespaceName(name)) return Status::InvalidArgument("namespace \"" + name + "\" is not a valid name");
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = open_.find(name);
+  if (it != open_.end()) return it->second;
+  NamespaceOptions o;
+  o.name = name;
+  o.dir = (fs::path(config_.server.data_dir) / "ns" / name).string();
+  o.hnsw_threshold = static_cast<size_t>(config_.index.hnsw_threshold);
+  const RetrievalConfig& rc = config_.retrieval;
+  o.ranking.vector_weight = rc.vector_weight;
+  o.ranking.lexical_weight = rc.lexical_weight;
+  o.ranking.rrf_k = rc.rrf_k;
+  o.ranking.recency_days = rc.recency_half_life_days;
+  o.ranking.per_conversation_day_cap = rc.per_conversation_day_cap > 0 ? rc.per_conversation_day_cap : 1 << 30;
+  CILIA_ASSIGN_OR_RETURN(auto ns, Namespace::Open(o, embedder_, tz_, clock_));
+  open_.emplace(name, ns);
+  return ns;
+}
+
+std::vector<std::string> Registry::Names() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(config_.server.data_dir) / "ns", ec)) {
+    std::string name = e.path().filename().string();
+    if (e.is_directory() && IsValidNamespaceName(name)) out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void Registry::ScheduleIndexing(const std::string& ns, int64_t conversation_id) {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    queue_.emplace_back(ns, conversation_id);
+  }
+  queue_cv_.notify_one();
+}
+
+void Registry::StartBackground() {
+  if (worker_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    stopping_ = false;
+    catch_up_ = true;
+  }
+  worker_ = std::thread([this] { BackgroundLoop(); });
+}
+
+void Registry::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void Registry::BackgroundLoop() {
+  for (;;) {
+    std::pair<std::string, int64_t> job;
+    bool catch_up = false;
+    {
+      std::unique_lock<std::mutex> lock(queue_mu_);
+      queue_cv_.wait_for(lock, std::chrono::seconds(30), [&] { return stopping_ || catch_up_ || !queue_.empty(); });
+      if (stopping_) return;
+      if (catch_up_) {
+        catch_up = true;
+        catch_up_ = false;
+      } else if (!queue_.empty()) {
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      } else {
+        catch_up = true;  // periodic: retry what failed before (a remote embedder that was down)
+      }
+    }
+    if (catch_up) {
+      for (const std::string& name : Names()) {
+        auto ns = Get(name);
+        if (!ns.ok()) {
+          LogWarn("namespace {}: {}", name, ns.status().ToString());
+          continue;
+        }
+        Status st = Archive(**ns).IndexPending();
+        if (!st.ok()) LogWarn("indexing {}: {}", name, st.ToString());
+        for (;;) {
+          auto n = (*ns)->EmbedMissing(256);
+          if (!n.ok()) {
+            LogWarn("embedding {}: {}", name, n.status().ToString());
+            break;
+          }
+          if (*n == 0) break;
+          std::lock_guard<std::mutex> lock(queue_mu_);
+          if (stopping_) return;
+        }
+      }
+      continue;
+    }
+    auto ns = Get(job.first);
+    if (!ns.ok()) continue;
+    Status st = Archive(**ns).IndexConversation(job.second);
+    if (!st.ok()) LogWarn("indexing {}: {}", job.first, st.ToString());
+  }
+}
+
+}  // namespace cilia::memory

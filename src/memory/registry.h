@@ -1,0 +1,69 @@
+// Every namespace of a data dir (DATA/ns/<name>), opened on first use, with
+// the shared embedder, and the background indexer that windows and embeds
+// what ingest stored without ?sync.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/config.h"
+#include "core/status.h"
+#include "core/time.h"
+#include "embed/embedder.h"
+#include "memory/namespace.h"
+
+namespace cilia::memory {
+
+class Registry {
+ public:
+  static Result<std::unique_ptr<Registry>> Open(const Config& config, const Clock& clock = Clock::System());
+  ~Registry();
+
+  // The namespace, created when missing.
+  Result<std::shared_ptr<Namespace>> Get(const std::string& name);
+  // Names of the namespaces that exist on disk.
+  std::vector<std::string> Names() const;
+
+  // Asks the background indexer to window a conversation soon.
+  void ScheduleIndexing(const std::string& ns, int64_t conversation_id);
+  // Indexes every pending conversation of every namespace and embeds
+  // windows that lack a vector of the current embedder, in the background.
+  void StartBackground();
+  void Stop();
+
+  const Config& config() const { return config_; }
+  const TimeZone& tz() const { return tz_; }
+  const Clock& clock() const { return clock_; }
+
+ private:
+  Registry(Config config, TimeZone tz, const Clock& clock) : config_(std::move(config)), tz_(std::move(tz)), clock_(clock) {}
+  void BackgroundLoop();
+
+  Config config_;
+  TimeZone tz_;
+  const Clock& clock_;
+  std::shared_ptr<const embed::Embedder> embedder_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Namespace>> open_;
+
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::pair<std::string, int64_t>> queue_;
+  bool stopping_ = false;
+  bool catch_up_ = false;
+  std::thread worker_;
+};
+
+// Whether a namespace name is allowed: [a-z0-9][a-z0-9_-]{0,63}.
+bool IsValidNamespaceName(std::string_view name);
+
+}  // namespace cilia::memory

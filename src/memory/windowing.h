@@ -1,0 +1,63 @@
+// L0 windows (DESIGN.md §2, §4): each message is cut into segments of at most
+// 350 code points at sentence ends; a conversation's segments are packed
+// greedily into windows of at most 700 code points of segment text, each
+// window starting on the previous window's last segment (one-segment
+// overlap). Headers and speaker labels are added on output only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+#include "store/archive_records.h"
+
+namespace cilia::memory {
+
+inline constexpr size_t kSegmentMaxChars = 350;
+inline constexpr size_t kWindowMaxChars = 700;
+static_assert(2 * kSegmentMaxChars <= kWindowMaxChars,
+              "every window must hold two segments, or the one-segment overlap never advances");
+
+struct Segment {
+  int64_t message_id = 0;
+  int64_t seq = 0;
+  int index_in_message = 0;
+  size_t begin = 0;  // code points into the message text, [begin, end)
+  size_t end = 0;
+  std::string text;
+  int64_t created_at = 0;
+};
+
+// The segments of messages in order, skipping the first `skip` segments of
+// the first message (a window may start inside a message).
+std::vector<Segment> SegmentMessages(const std::vector<store::MessageRecord>& messages, int skip = 0);
+
+// Windows as [first, last] index ranges into `segments`.
+struct WindowRange {
+  size_t first;
+  size_t last;  // inclusive
+};
+std::vector<WindowRange> PackWindows(const std::vector<Segment>& segments, size_t max_chars = kWindowMaxChars);
+
+// A window record (without id) for segments[range]; words and cjk columns are
+// the body segmented for the lexical indexes.
+store::WindowRecord MakeWindow(int64_t conversation_id, const std::vector<Segment>& segments, WindowRange range);
+
+// The window's segment spans as stored: [[message id, begin, end], ...].
+struct StoredSpan {
+  int64_t message_id;
+  size_t begin;
+  size_t end;
+};
+std::vector<StoredSpan> ParseSpans(const std::string& spans_json);
+
+// "[2023-05-08 · title]" with the date in the owner's zone; the title with
+// whitespace collapsed and cut to 50 code points, else the conversation id.
+std::string WindowHeader(UnixMs first_message_at, const TimeZone& tz, const std::string& title,
+                         const std::string& conversation_id);
+
+// The label shown before a speaker's lines: the name, else the role.
+std::string SpeakerLabel(const std::string& name, const std::string& role);
+
+}  // namespace cilia::memory

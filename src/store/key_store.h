@@ -1,0 +1,85 @@
+// API keys, in DATA/system.db. A key is "ck_" + 40 base62 characters from
+// OpenSSL's CSPRNG; only its SHA-256 is stored, so the database (or a backup
+// of it) cannot be used to call cilia. All keys are held in memory, indexed
+// by hash, so verifying a key on the hot path is one hash and one lookup.
+//
+// Scopes are opaque labels here; the API layer gives them meaning.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/status.h"
+#include "store/db.h"
+
+namespace cilia::store {
+
+struct ApiKeyInfo {
+  std::string id;  // "key_" + 12 base62; public, used to revoke
+  std::string name;
+  std::string name_space;
+  std::vector<std::string> scopes;
+  UnixMs created_at = 0;
+  std::optional<UnixMs> revoked_at;
+  std::optional<UnixMs> last_used_at;  // kept to the minute
+};
+
+struct NewApiKey {
+  ApiKeyInfo info;
+  std::string secret;  // the key itself: shown once, never stored
+};
+
+class KeyStore {
+ public:
+  // Opens (creating when missing) the key database at `path`.
+  static Result<std::unique_ptr<KeyStore>> Open(const std::string& path, const Clock& clock = Clock::System());
+
+  // A new key. `name_space` must not be empty; each scope must be non-empty
+  // and free of ','.
+  Result<NewApiKey> Create(std::string_view name, std::string_view name_space, std::vector<std::string> scopes);
+
+  // Every key, revoked ones included, oldest first.
+  std::vector<ApiKeyInfo> List() const;
+  // The key with that id, or NotFound.
+  Result<ApiKeyInfo> Get(std::string_view id) const;
+
+  // Marks the key revoked; it is refused from then on. NotFound for an
+  // unknown id; revoking twice keeps the first time.
+  Status Revoke(std::string_view id);
+
+  // The key that `secret` is, or Unauthenticated (unknown or revoked).
+  Result<ApiKeyInfo> Verify(std::string_view secret);
+
+  // How many keys are not revoked.
+  size_t ActiveCount() const;
+
+ private:
+  struct Entry {
+    ApiKeyInfo info;
+    std::string hash;  // hex SHA-256 of the secret
+    UnixMs last_used_written = 0;
+  };
+
+  KeyStore(std::unique_ptr<Database> db, const Clock& clock) : db_(std::move(db)), clock_(clock) {}
+  Status CreateSchema();
+  Status LoadAll();
+  Entry* FindById(std::string_view id) const;
+  void RecordUse(Entry& entry);
+
+  mutable std::mutex mu_;  // guards db_ and the maps
+  std::unique_ptr<Database> db_;
+  const Clock& clock_;
+  std::vector<std::unique_ptr<Entry>> entries_;  // in creation order
+  std::unordered_map<std::string, Entry*> by_hash_;
+};
+
+// Compares two byte strings in time that depends only on their lengths.
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
+
+}  // namespace cilia::store

@@ -1,0 +1,213 @@
+#include "store/message_repo.h"
+
+#include <fmt/format.h>
+
+namespace cilia::store {
+
+namespace {
+
+constexpr const char* kConversationColumns =
+    "id, external_id, title, created_at, updated_at, message_count, next_seq, indexed_seq";
+constexpr const char* kMessageColumns =
+    "id, conversation_id, seq, caller_id, role, name, content, text, content_hash, created_at, "
+    "stored_at, source";
+
+ConversationRecord ReadConversation(const Statement& s) {
+  ConversationRecord c;
+  c.id = s.Int(0);
+  c.external_id = s.Text(1);
+  c.title = s.Text(2);
+  c.created_at = s.Int(3);
+  c.updated_at = s.Int(4);
+  c.message_count = s.Int(5);
+  c.next_seq = s.Int(6);
+  c.indexed_seq = s.Int(7);
+  return c;
+}
+
+MessageRecord ReadMessage(const Statement& s) {
+  MessageRecord m;
+  m.id = s.Int(0);
+  m.conversation_id = s.Int(1);
+  m.seq = s.Int(2);
+  if (!s.IsNull(3)) m.caller_id = s.Text(3);
+  m.role = s.Text(4);
+  m.name = s.Text(5);
+  m.content = s.Text(6);
+  m.text = s.Text(7);
+  m.content_hash = s.Text(8);
+  m.created_at = s.Int(9);
+  m.stored_at = s.Int(10);
+  m.source = s.Text(11);
+  return m;
+}
+
+template <typename Record, typename Reader>
+Result<std::vector<Record>> ReadAll(Statement* s, Reader read) {
+  std::vector<Record> out;
+  while (s->Step()) out.push_back(read(*s));
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+template <typename Record, typename Reader>
+Result<std::optional<Record>> ReadOne(Statement* s, Reader read) {
+  std::optional<Record> out;
+  if (s->Step()) out = read(*s);
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<ConversationRecord>> MessageRepo::FindConversation(std::string_view external_id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM conversations WHERE external_id = ?",
+                                                 kConversationColumns)));
+  s->Bind(1, external_id);
+  return ReadOne<ConversationRecord>(s, ReadConversation);
+}
+
+Result<std::optional<ConversationRecord>> MessageRepo::GetConversation(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s, db_.Prepare(fmt::format("SELECT {} FROM conversations WHERE id = ?", kConversationColumns)));
+  s->Bind(1, id);
+  return ReadOne<ConversationRecord>(s, ReadConversation);
+}
+
+Result<ConversationRecord> MessageRepo::CreateConversation(std::string_view external_id, std::string_view title,
+                                                           int64_t created_at) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO conversations(external_id, title, created_at, "
+                                                    "updated_at) VALUES (?, ?, ?, ?)"));
+  s->Bind(1, external_id).Bind(2, title).Bind(3, created_at).Bind(4, created_at);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  ConversationRecord c;
+  c.id = db_.LastInsertId();
+  c.external_id = std::string(external_id);
+  c.title = std::string(title);
+  c.created_at = c.updated_at = created_at;
+  return c;
+}
+
+Status MessageRepo::SaveConversation(const ConversationRecord& c) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("UPDATE conversations SET title = ?, created_at = ?, updated_at = ?, "
+                                     "message_count = ?, next_seq = ?, indexed_seq = ? WHERE id = ?"));
+  s->Bind(1, c.title).Bind(2, c.created_at).Bind(3, c.updated_at).Bind(4, c.message_count);
+  s->Bind(5, c.next_seq).Bind(6, c.indexed_seq).Bind(7, c.id);
+  return s->Run();
+}
+
+Result<std::vector<ConversationRecord>> MessageRepo::ListConversations(
+    int limit, std::optional<std::pair<int64_t, int64_t>> after) {
+  Statement* s = nullptr;
+  if (after) {
+    CILIA_ASSIGN_OR_RETURN(s, db_.Prepare(fmt::format(
+                                  "SELECT {} FROM conversations WHERE (updated_at, id) < (?, ?) "
+                                  "ORDER BY updated_at DESC, id DESC LIMIT ?",
+                                  kConversationColumns)));
+    s->Bind(1, after->first).Bind(2, after->second).Bind(3, limit);
+  } else {
+    CILIA_ASSIGN_OR_RETURN(s, db_.Prepare(fmt::format(
+                                  "SELECT {} FROM conversations ORDER BY updated_at DESC, id DESC LIMIT ?",
+                                  kConversationColumns)));
+    s->Bind(1, limit);
+  }
+  return ReadAll<ConversationRecord>(s, ReadConversation);
+}
+
+Result<std::vector<ConversationRecord>> MessageRepo::AllConversations() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM conversations ORDER BY id", kConversationColumns)));
+  return ReadAll<ConversationRecord>(s, ReadConversation);
+}
+
+Result<std::optional<MessageRecord>> MessageRepo::FindByCallerId(int64_t conversation_id,
+                                                                 std::string_view caller_id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
+                                            "SELECT {} FROM messages WHERE conversation_id = ? AND caller_id = ?",
+                                            kMessageColumns)));
+  s->Bind(1, conversation_id).Bind(2, caller_id);
+  return ReadOne<MessageRecord>(s, ReadMessage);
+}
+
+Result<std::optional<MessageRecord>> MessageRepo::GetMessage(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM messages WHERE id = ?", kMessageColumns)));
+  s->Bind(1, id);
+  return ReadOne<MessageRecord>(s, ReadMessage);
+}
+
+Status MessageRepo::Insert(MessageRecord& m) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(m.id ? "INSERT INTO messages(conversation_id, seq, caller_id, role, name, content, text, "
+                         "content_hash, created_at, stored_at, source, id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+                       : "INSERT INTO messages(conversation_id, seq, caller_id, role, name, content, text, "
+                         "content_hash, created_at, stored_at, source) VALUES (?,?,?,?,?,?,?,?,?,?,?)"));
+  s->Bind(1, m.conversation_id).Bind(2, m.seq);
+  if (m.caller_id) s->Bind(3, *m.caller_id); else s->BindNull(3);
+  s->Bind(4, m.role).Bind(5, m.name).Bind(6, m.content).Bind(7, m.text).Bind(8, m.content_hash);
+  s->Bind(9, m.created_at).Bind(10, m.stored_at).Bind(11, m.source);
+  if (m.id) s->Bind(12, m.id);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  m.id = db_.LastInsertId();
+  return Status::Ok();
+}
+
+Result<std::vector<MessageRecord>> MessageRepo::MessagesFrom(int64_t conversation_id, int64_t from_seq, int limit) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(fmt::format("SELECT {} FROM messages WHERE conversation_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+                              kMessageColumns)));
+  s->Bind(1, conversation_id).Bind(2, from_seq).Bind(3, limit > 0 ? int64_t{limit} : int64_t{-1});
+  return ReadAll<MessageRecord>(s, ReadMessage);
+}
+
+Result<std::vector<MessageRecord>> MessageRepo::MessagesByIds(const std::vector<int64_t>& ids) {
+  std::vector<MessageRecord> out;
+  out.reserve(ids.size());
+  for (int64_t id : ids) {
+    CILIA_ASSIGN_OR_RETURN(auto m, GetMessage(id));
+    if (m) out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+Result<int64_t> MessageRepo::CountMessages() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM messages"));
+  int64_t n = s->Step() ? s->Int(0) : 0;
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return n;
+}
+
+Status MessageRepo::PutFile(std::string_view sha256, std::string_view mime, int64_t size, int64_t at_ms) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR IGNORE INTO files(sha256, mime, size, created_at) "
+                                                    "VALUES (?, ?, ?, ?)"));
+  s->Bind(1, sha256).Bind(2, mime).Bind(3, size).Bind(4, at_ms);
+  return s->Run();
+}
+
+Result<std::vector<FileRecord>> MessageRepo::AllFiles() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT sha256, mime, size, created_at FROM files ORDER BY sha256"));
+  std::vector<FileRecord> out;
+  while (s->Step()) out.push_back({s->Text(0), s->Text(1), s->Int(2), s->Int(3)});
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+Status MessageRepo::DeleteMessage(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("DELETE FROM messages WHERE id = ?"));
+  s->Bind(1, id);
+  return s->Run();
+}
+
+Status MessageRepo::DeleteConversation(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("DELETE FROM conversations WHERE id = ?"));
+  s->Bind(1, id);
+  return s->Run();
+}
+
+}  // namespace cilia::store

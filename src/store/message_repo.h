@@ -1,0 +1,50 @@
+// Conversations and messages (L0). Messages are written once and never
+// changed; only forget removes them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "store/archive_records.h"
+#include "store/db.h"
+
+namespace cilia::store {
+
+class MessageRepo {
+ public:
+  explicit MessageRepo(Database& db) : db_(db) {}
+
+  Result<std::optional<ConversationRecord>> FindConversation(std::string_view external_id);
+  Result<std::optional<ConversationRecord>> GetConversation(int64_t id);
+  Result<ConversationRecord> CreateConversation(std::string_view external_id, std::string_view title,
+                                                int64_t created_at);
+  Status SaveConversation(const ConversationRecord& c);
+  // Conversations by most recent message first; `before_updated`/`before_id`
+  // continue a page.
+  Result<std::vector<ConversationRecord>> ListConversations(int limit,
+                                                            std::optional<std::pair<int64_t, int64_t>> after);
+  Result<std::vector<ConversationRecord>> AllConversations();
+
+  Result<std::optional<MessageRecord>> FindByCallerId(int64_t conversation_id, std::string_view caller_id);
+  Result<std::optional<MessageRecord>> GetMessage(int64_t id);
+  // Inserts and sets m.id.
+  Status Insert(MessageRecord& m);
+  // Messages of a conversation with seq >= from_seq, in order, at most limit (0: all).
+  Result<std::vector<MessageRecord>> MessagesFrom(int64_t conversation_id, int64_t from_seq, int limit = 0);
+  Result<std::vector<MessageRecord>> MessagesByIds(const std::vector<int64_t>& ids);
+  Result<int64_t> CountMessages();
+
+  // Registers a stored file (image bytes under files/<sha256>).
+  Status PutFile(std::string_view sha256, std::string_view mime, int64_t size, int64_t at_ms);
+  Result<std::vector<FileRecord>> AllFiles();
+
+  Status DeleteMessage(int64_t id);
+  Status DeleteConversation(int64_t id);  // the row only; callers delete messages first
+
+ private:
+  Database& db_;
+};
+
+}  // namespace cilia::store

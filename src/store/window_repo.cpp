@@ -1,0 +1,254 @@
+#include "store/window_repo.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace cilia::store {
+
+namespace {
+
+constexpr const char* kWindowColumns =
+    "id, conversation_id, first_seq, first_segment, last_seq, created_at, ended_at, spans, body, words, cjk, "
+    "access_count";
+
+WindowRecord ReadWindow(const Statement& s) {
+  WindowRecord w;
+  w.id = s.Int(0);
+  w.conversation_id = s.Int(1);
+  w.first_seq = s.Int(2);
+  w.first_segment = s.Int(3);
+  w.last_seq = s.Int(4);
+  w.created_at = s.Int(5);
+  w.ended_at = s.Int(6);
+  w.spans = s.Text(7);
+  w.body = s.Text(8);
+  w.words = s.Text(9);
+  w.cjk = s.Text(10);
+  w.access_count = s.Int(11);
+  return w;
+}
+
+// SQL for the filter's conditions on windows aliased `w`, and their binder.
+std::string FilterSql(const WindowFilter& f) {
+  std::string sql;
+  if (f.from_ms) sql += " AND w.ended_at >= ?";
+  if (f.to_ms) sql += " AND w.created_at < ?";
+  if (f.conversation_id) sql += " AND w.conversation_id = ?";
+  return sql;
+}
+
+int BindFilter(Statement* s, int index, const WindowFilter& f) {
+  if (f.from_ms) s->Bind(index++, *f.from_ms);
+  if (f.to_ms) s->Bind(index++, *f.to_ms);
+  if (f.conversation_id) s->Bind(index++, *f.conversation_id);
+  return index;
+}
+
+Result<std::vector<ScoredId>> ReadScored(Statement* s) {
+  std::vector<ScoredId> out;
+  while (s->Step()) out.push_back({s->Int(0), s->Double(1)});
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+}  // namespace
+
+Status WindowRepo::Insert(WindowRecord& w) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("INSERT INTO windows(conversation_id, first_seq, first_segment, last_seq, "
+                                     "created_at, ended_at, spans, body, words, cjk) VALUES (?,?,?,?,?,?,?,?,?,?)"));
+  s->Bind(1, w.conversation_id).Bind(2, w.first_seq).Bind(3, w.first_segment).Bind(4, w.last_seq);
+  s->Bind(5, w.created_at).Bind(6, w.ended_at).Bind(7, w.spans).Bind(8, w.body).Bind(9, w.words).Bind(10, w.cjk);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  w.id = db_.LastInsertId();
+  return Status::Ok();
+}
+
+Result<std::optional<WindowRecord>> WindowRepo::Get(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM windows WHERE id = ?", kWindowColumns)));
+  s->Bind(1, id);
+  std::optional<WindowRecord> w;
+  if (s->Step()) w = ReadWindow(*s);
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return w;
+}
+
+Result<std::vector<WindowRecord>> WindowRepo::ForConversation(int64_t conversation_id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
+                                            "SELECT {} FROM windows WHERE conversation_id = ? "
+                                            "ORDER BY first_seq, first_segment",
+                                            kWindowColumns)));
+  s->Bind(1, conversation_id);
+  std::vector<WindowRecord> out;
+  while (s->Step()) out.push_back(ReadWindow(*s));
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+Result<std::optional<WindowRecord>> WindowRepo::LastOf(int64_t conversation_id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
+                                            "SELECT {} FROM windows WHERE conversation_id = ? "
+                                            "ORDER BY first_seq DESC, first_segment DESC LIMIT 1",
+                                            kWindowColumns)));
+  s->Bind(1, conversation_id);
+  std::optional<WindowRecord> w;
+  if (s->Step()) w = ReadWindow(*s);
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return w;
+}
+
+Result<std::optional<WindowRecord>> WindowRepo::FirstCovering(int64_t conversation_id, int64_t seq) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
+                                            "SELECT {} FROM windows WHERE conversation_id = ? AND first_seq <= ? "
+                                            "AND last_seq >= ? ORDER BY first_seq, first_segment LIMIT 1",
+                                            kWindowColumns)));
+  s->Bind(1, conversation_id).Bind(2, seq).Bind(3, seq);
+  std::optional<WindowRecord> w;
+  if (s->Step()) w = ReadWindow(*s);
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return w;
+}
+
+Result<std::vector<int64_t>> WindowRepo::DeleteFrom(int64_t conversation_id, int64_t first_seq,
+                                                    int64_t first_segment) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("DELETE FROM windows WHERE conversation_id = ? AND "
+                                     "(first_seq > ? OR (first_seq = ? AND first_segment >= ?)) RETURNING id"));
+  s->Bind(1, conversation_id).Bind(2, first_seq).Bind(3, first_seq).Bind(4, first_segment);
+  std::vector<int64_t> ids;
+  while (s->Step()) ids.push_back(s->Int(0));
+  CILIA_RETURN_IF_ERROR(s->status());
+  return ids;
+}
+
+Result<std::vector<WindowRepo::Meta>> WindowRepo::AllMeta() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT id, conversation_id, created_at, ended_at, "
+                                                    "access_count FROM windows"));
+  std::vector<Meta> out;
+  while (s->Step()) out.push_back({s->Int(0), s->Int(1), s->Int(2), s->Int(3), s->Int(4)});
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+Result<int64_t> WindowRepo::Count() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM windows"));
+  int64_t n = s->Step() ? s->Int(0) : 0;
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return n;
+}
+
+Status WindowRepo::RecordRecall(int64_t id, int64_t at_ms, std::string_view query, double score) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("UPDATE windows SET access_count = access_count + 1, "
+                                                    "last_accessed = ? WHERE id = ?"));
+  s->Bind(1, at_ms).Bind(2, id);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  CILIA_ASSIGN_OR_RETURN(Statement * log, db_.Prepare("INSERT INTO recall_log(at, query, layer, item_id, score) "
+                                                      "VALUES (?, ?, 'archive', ?, ?)"));
+  log->Bind(1, at_ms).Bind(2, query.substr(0, 500)).Bind(3, id).Bind(4, score);
+  return log->Run();
+}
+
+Result<std::vector<ScoredId>> WindowRepo::SearchFts(const char* table, const std::string& match,
+                                                    const WindowFilter& filter, int limit) {
+  // bm25() is lower-is-better; negate so that higher is better everywhere.
+  std::string sql;
+  bool filtered = filter.from_ms || filter.to_ms || filter.conversation_id;
+  if (filtered) {
+    sql = fmt::format(
+        "SELECT f.rowid, -bm25({0}) FROM {0} f JOIN windows w ON w.id = f.rowid WHERE {0} MATCH ?{1} "
+        "ORDER BY bm25({0}) LIMIT ?",
+        table, FilterSql(filter));
+  } else {
+    sql = fmt::format("SELECT rowid, -bm25({0}) FROM {0} WHERE {0} MATCH ? ORDER BY bm25({0}) LIMIT ?", table);
+  }
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(sql));
+  s->Bind(1, match);
+  int next = BindFilter(s, 2, filter);
+  s->Bind(next, limit);
+  return ReadScored(s);
+}
+
+Result<std::vector<ScoredId>> WindowRepo::SearchWords(const std::string& match, const WindowFilter& filter,
+                                                      int limit) {
+  return SearchFts("windows_fts", match, filter, limit);
+}
+
+Result<std::vector<ScoredId>> WindowRepo::SearchTrigram(const std::string& match, const WindowFilter& filter,
+                                                        int limit) {
+  return SearchFts("windows_trigram", match, filter, limit);
+}
+
+Result<std::vector<ScoredId>> WindowRepo::SearchCjk(const std::string& match, const WindowFilter& filter,
+                                                    int limit) {
+  return SearchFts("windows_cjk", match, filter, limit);
+}
+
+Result<std::vector<ScoredId>> WindowRepo::Recent(const WindowFilter& filter, int limit) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT w.id, w.created_at FROM windows w WHERE 1"
+                                                                "{} ORDER BY w.created_at DESC LIMIT ?",
+                                                                FilterSql(filter))));
+  int next = BindFilter(s, 1, filter);
+  s->Bind(next, limit);
+  return ReadScored(s);
+}
+
+Result<int64_t> WindowRepo::DocumentFrequency(std::string_view word) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT doc FROM windows_vocab WHERE term = ?"));
+  s->Bind(1, word);
+  int64_t n = s->Step() ? s->Int(0) : 0;
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return n;
+}
+
+Status WindowRepo::PutVector(int64_t window_id, std::string_view embedder, const std::vector<float>& vec) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO window_vectors(window_id, embedder, "
+                                                    "dim, vec) VALUES (?, ?, ?, ?)"));
+  s->Bind(1, window_id).Bind(2, embedder).Bind(3, static_cast<int64_t>(vec.size()));
+  s->BindBlob(4, vec.data(), vec.size() * sizeof(float));
+  return s->Run();
+}
+
+Result<std::vector<StoredVector>> WindowRepo::VectorsOf(std::string_view embedder) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("SELECT window_id, dim, vec FROM window_vectors WHERE embedder = ?"));
+  s->Bind(1, embedder);
+  std::vector<StoredVector> out;
+  while (s->Step()) {
+    StoredVector v;
+    v.window_id = s->Int(0);
+    size_t dim = static_cast<size_t>(s->Int(1));
+    if (static_cast<size_t>(s->BlobSize(2)) != dim * sizeof(float)) continue;  // torn row: re-embedded later
+    v.vec.resize(dim);
+    std::memcpy(v.vec.data(), s->Blob(2), dim * sizeof(float));
+    out.push_back(std::move(v));
+  }
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+Result<std::vector<int64_t>> WindowRepo::MissingVectors(std::string_view embedder, int limit) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("SELECT w.id FROM windows w LEFT JOIN window_vectors v ON v.window_id = w.id "
+                                     "AND v.embedder = ? WHERE v.window_id IS NULL ORDER BY w.id LIMIT ?"));
+  s->Bind(1, embedder).Bind(2, limit);
+  std::vector<int64_t> out;
+  while (s->Step()) out.push_back(s->Int(0));
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+Status WindowRepo::OptimizeIndexes() {
+  return db_.Exec(
+      "INSERT INTO windows_fts(windows_fts) VALUES ('optimize');"
+      "INSERT INTO windows_trigram(windows_trigram) VALUES ('optimize');"
+      "INSERT INTO windows_cjk(windows_cjk) VALUES ('optimize');");
+}
+
+}  // namespace cilia::store

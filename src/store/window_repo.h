@@ -1,0 +1,83 @@
+// L0 windows and their derived indexes: the BM25 table over segmented words,
+// the trigram table for exact substrings, the Han n-gram table for 1-2
+// character lookups, and the vectors. All of it can be rebuilt from messages.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "store/archive_records.h"
+#include "store/db.h"
+
+namespace cilia::store {
+
+// Restricts a search to a time range and/or one conversation.
+struct WindowFilter {
+  std::optional<int64_t> from_ms;  // window's time range must reach into [from, to)
+  std::optional<int64_t> to_ms;
+  std::optional<int64_t> conversation_id;
+};
+
+struct ScoredId {
+  int64_t id;
+  double score;  // higher is better
+};
+
+struct StoredVector {
+  int64_t window_id;
+  std::vector<float> vec;
+};
+
+class WindowRepo {
+ public:
+  explicit WindowRepo(Database& db) : db_(db) {}
+
+  Status Insert(WindowRecord& w);  // sets w.id
+  Result<std::optional<WindowRecord>> Get(int64_t id);
+  // The conversation's windows in order.
+  Result<std::vector<WindowRecord>> ForConversation(int64_t conversation_id);
+  // The conversation's last window (highest first_seq, first_segment).
+  Result<std::optional<WindowRecord>> LastOf(int64_t conversation_id);
+  // Windows that cover a message seq, earliest first.
+  Result<std::optional<WindowRecord>> FirstCovering(int64_t conversation_id, int64_t seq);
+  // Deletes the conversation's windows starting at or after (seq, segment)
+  // and returns their ids.
+  Result<std::vector<int64_t>> DeleteFrom(int64_t conversation_id, int64_t first_seq, int64_t first_segment);
+  // (id, conversation, created_at, ended_at, access_count) of every window, for the in-memory catalogue.
+  struct Meta {
+    int64_t id, conversation_id, created_at, ended_at, access_count;
+  };
+  Result<std::vector<Meta>> AllMeta();
+  Result<int64_t> Count();
+  // A real recall of the window: access count +1 and a recall_log row.
+  Status RecordRecall(int64_t id, int64_t at_ms, std::string_view query, double score);
+
+  // BM25 over `words`; `match` is an FTS5 MATCH expression.
+  Result<std::vector<ScoredId>> SearchWords(const std::string& match, const WindowFilter& filter, int limit);
+  // Candidates that may contain `text` verbatim: trigram (>= 3 code points)
+  // or Han n-gram table (1-2 Han characters) expression in `match`.
+  Result<std::vector<ScoredId>> SearchTrigram(const std::string& match, const WindowFilter& filter, int limit);
+  Result<std::vector<ScoredId>> SearchCjk(const std::string& match, const WindowFilter& filter, int limit);
+  // Windows with the most recent first, for time-only questions.
+  Result<std::vector<ScoredId>> Recent(const WindowFilter& filter, int limit);
+  // In how many windows a word of `words` occurs (fts5vocab).
+  Result<int64_t> DocumentFrequency(std::string_view word);
+
+  Status PutVector(int64_t window_id, std::string_view embedder, const std::vector<float>& vec);
+  // Every vector made by `embedder`, for loading the in-memory index.
+  Result<std::vector<StoredVector>> VectorsOf(std::string_view embedder);
+  // Windows that have no vector of `embedder` yet.
+  Result<std::vector<int64_t>> MissingVectors(std::string_view embedder, int limit);
+
+  // Rewrites the full-text indexes so deleted rows leave no trace in the file.
+  Status OptimizeIndexes();
+
+ private:
+  Result<std::vector<ScoredId>> SearchFts(const char* table, const std::string& match, const WindowFilter& filter,
+                                          int limit);
+  Database& db_;
+};
+
+}  // namespace cilia::store

@@ -1,0 +1,203 @@
+// Drives the real `cilia` binary: a server on a loopback port with its own data dir and key,
+// the CLI on a data dir, and a small fetch wrapper. Shared by the e2e tests and the benchmarks.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const ciliaBin = process.env.CILIA_BIN || join(repoRoot, 'build', 'cilia');
+
+export function binaryExists() {
+  return existsSync(ciliaBin);
+}
+
+export async function makeTempDir(prefix = 'cilia-e2e-') {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function removeDir(dir) {
+  await rm(dir, { recursive: true, force: true });
+}
+
+export function randomKey() {
+  return `cilia_test_${randomBytes(24).toString('hex')}`;
+}
+
+export function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+// The environment every cilia process gets: nothing inherited from the caller's CILIA_* settings,
+// owner time zone UTC so dates in headers equal the UTC dates of created_at, built-in embedder.
+function ciliaEnv(extra = {}) {
+  const env = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('CILIA_')) env[name] = value;
+  }
+  return { ...env, CILIA_SERVER_TIME_ZONE: 'UTC', CILIA_EMBEDDING_KIND: 'hash', ...extra };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// A fetch wrapper. `body` may be an object (sent as JSON), a string or a Buffer (sent as is).
+// Returns {status, headers, text, json} where json is null when the reply is not JSON.
+export async function request(baseUrl, path, { method, body, key, headers = {}, timeoutMs = 60_000 } = {}) {
+  const sendHeaders = { ...headers };
+  if (key) sendHeaders.authorization = `Bearer ${key}`;
+  let payload;
+  if (body !== undefined) {
+    payload = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+    sendHeaders['content-type'] ??= 'application/json';
+  }
+  const reply = await fetch(baseUrl + path, {
+    method: method ?? (body === undefined ? 'GET' : 'POST'),
+    headers: sendHeaders,
+    body: payload,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await reply.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON: callers look at `text`
+  }
+  return { status: reply.status, headers: reply.headers, text, json };
+}
+
+function waitForExit(proc, timeoutMs) {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolveExit) => {
+    const timer = setTimeout(() => resolveExit(false), timeoutMs);
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolveExit(true);
+    });
+  });
+}
+
+// Starts `cilia serve` and waits until GET /health answers 200.
+// Options: dataDir (else a fresh temp dir, removed by stop()), key, env, args, startTimeoutMs.
+export async function startServer({ dataDir, key = randomKey(), env = {}, args = [], startTimeoutMs = 30_000 } = {}) {
+  const ownsDataDir = !dataDir;
+  const dir = dataDir ?? (await makeTempDir());
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = spawn(ciliaBin, ['serve', '--data', dir, '--listen', `127.0.0.1:${port}`, ...args], {
+    cwd: dir,
+    env: ciliaEnv({ CILIA_API_KEY: key, ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  proc.stdout.on('data', keep);
+  proc.stderr.on('data', keep);
+  const spawnError = new Promise((_, reject) => proc.once('error', reject));
+  spawnError.catch(() => {});
+
+  const server = {
+    url,
+    port,
+    key,
+    dataDir: dir,
+    proc,
+    get pid() {
+      return proc.pid;
+    },
+    output: () => output,
+    api: (path, options = {}) => request(url, path, { key, ...options }),
+    // SIGTERM and wait; SIGKILL after the grace period. Returns the exit code (or signal name).
+    async stop({ keepData = false, graceMs = 15_000 } = {}) {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        if (!(await waitForExit(proc, graceMs))) {
+          proc.kill('SIGKILL');
+          await waitForExit(proc, 5_000);
+        }
+      }
+      if (ownsDataDir && !keepData) await removeDir(dir);
+      return proc.exitCode ?? proc.signalCode;
+    },
+    // SIGKILL at once, as a crash would; the data dir is kept.
+    async kill() {
+      proc.kill('SIGKILL');
+      await waitForExit(proc, 5_000);
+    },
+  };
+
+  const deadline = Date.now() + startTimeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      if (ownsDataDir) await removeDir(dir);
+      throw new Error(`cilia serve exited (${proc.exitCode ?? proc.signalCode}) before /health answered:\n${output}`);
+    }
+    try {
+      const health = await Promise.race([request(url, '/health', { timeoutMs: 2_000 }), spawnError]);
+      if (health.status === 200) return server;
+    } catch (error) {
+      if (error?.code === 'ENOENT') {
+        if (ownsDataDir) await removeDir(dir);
+        throw new Error(`cilia binary not found at ${ciliaBin}`);
+      }
+    }
+    await sleep(100);
+  }
+  await server.stop();
+  throw new Error(`cilia serve did not answer GET /health within ${startTimeoutMs} ms:\n${output}`);
+}
+
+// Runs `cilia <args> --data <dataDir>` (no --data when dataDir is null) and captures its output.
+// Returns {code, signal, stdout, stderr, stdoutBytes}; stdoutBytes is the raw Buffer.
+export function runCli(args, { dataDir, env = {}, cwd, input, timeoutMs = 120_000 } = {}) {
+  const fullArgs = dataDir ? [...args, '--data', dataDir] : [...args];
+  return new Promise((resolveRun, reject) => {
+    const proc = spawn(ciliaBin, fullArgs, {
+      cwd: cwd ?? dataDir ?? repoRoot,
+      env: ciliaEnv(env),
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out = [];
+    const err = [];
+    proc.stdout.on('data', (c) => out.push(c));
+    proc.stderr.on('data', (c) => err.push(c));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+    proc.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    proc.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const stdoutBytes = Buffer.concat(out);
+      resolveRun({ code, signal, stdout: stdoutBytes.toString(), stderr: Buffer.concat(err).toString(), stdoutBytes });
+    });
+    if (input !== undefined) proc.stdin.end(input);
+  });
+}
+
+// node:test helpers: a server (or a data dir) that lives for one test and is cleaned up after it.
+export async function serverForTest(t, options) {
+  const server = await startServer(options);
+  t.after(() => server.stop());
+  return server;
+}
+
+export async function dataDirForTest(t) {
+  const dir = await makeTempDir();
+  t.after(() => removeDir(dir));
+  return dir;
+}

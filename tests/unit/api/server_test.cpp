@@ -1,0 +1,376 @@
+#include "api/server.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "core/version.h"
+
+namespace cilia::api {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using nlohmann::json;
+
+constexpr char kEnvKey[] = "cilia_test_env_key_0123456789";
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cilia-server-test-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    keys_ = std::move(store::KeyStore::Open(dir_ + "/system.db")).value();
+    admin_ = keys_->Create("admin", "default", {"admin"})->secret;
+    reader_ = keys_->Create("reader", "other", {"memory:read"})->secret;
+    revoked_ = keys_->Create("old", "default", {"admin"})->secret;
+    ASSERT_TRUE(keys_->Revoke(keys_->List().back().id).ok());
+  }
+  void TearDown() override {
+    server_.reset();
+    keys_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Starts a server with the test routes on a free loopback port.
+  void Start(ServerOptions options = {}) {
+    options.threads = 4;
+    server_ = std::make_unique<ApiServer>(options, Authenticator(keys_.get(), kEnvKey));
+    auto echo = [](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+      json body = {{"namespace", who.name_space}, {"key_id", who.key_id}};
+          if (req.matches.size() > 1) body["item"] = req.matches[1];
+      ReplyJson(res, 200, body);
+    };
+    server_->Handle("GET", "/v1/echo", Scope::kMemoryRead, echo);
+    server_->Handle("POST", "/v1/echo", Scope::kMemoryWrite, echo);
+    server_->Handle("GET", R"(/v1/items/([^/]+))", Scope::kMemoryRead, echo);
+    server_->Handle("GET", "/mcp", Scope::kMemoryRead, echo, ErrorStyle::kOpenAI, /*allow_query_token=*/true);
+    server_->Handle("POST", "/v1/messages", Scope::kChat, echo, ErrorStyle::kAnthropic);
+    server_->Handle("GET", "/v1/boom", Scope::kMemoryRead,
+                    [](const httplib::Request&, httplib::Response&, const Principal&) {
+                      throw std::runtime_error("kaboom: secret detail");
+                    });
+    server_->Handle("GET", "/v1/stream", Scope::kMemoryRead,
+                    [](const httplib::Request&, httplib::Response& res, const Principal&) {
+                      res.set_chunked_content_provider("text/event-stream", [](size_t, httplib::DataSink& sink) {
+                        sink.os << "data: 1\n\n";
+                        sink.done();
+                        return true;
+                      });
+                    });
+    server_->Handle("GET", "/v1/broken-stream", Scope::kMemoryRead,
+                    [](const httplib::Request&, httplib::Response& res, const Principal&) {
+                      res.set_chunked_content_provider("text/event-stream", [](size_t, httplib::DataSink&) -> bool {
+                        throw std::runtime_error("the producer died");
+                      });
+                    });
+    server_->Handle("GET", "/v1/half-stream", Scope::kMemoryRead,
+                    [](const httplib::Request&, httplib::Response& res, const Principal&) {
+                      res.set_chunked_content_provider("text/event-stream",
+                                                       [](size_t, httplib::DataSink&) { return true; });
+                      throw std::runtime_error("failed after choosing to stream");
+                    });
+    server_->HandlePublic("GET", "/admin", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("<!doctype html>", "text/html");
+    });
+    auto port = server_->Start({"127.0.0.1", 0});
+    ASSERT_TRUE(port.ok()) << port.status().ToString();
+    port_ = *port;
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
+  }
+
+  httplib::Result Get(const std::string& path, const std::string& key = "") {
+    httplib::Headers headers;
+    if (!key.empty()) headers.emplace("Authorization", "Bearer " + key);
+    return client_->Get(path.c_str(), headers);
+  }
+  httplib::Result Post(const std::string& path, const std::string& body, const std::string& key = "") {
+    httplib::Headers headers;
+    if (!key.empty()) headers.emplace("Authorization", "Bearer " + key);
+    return client_->Post(path.c_str(), headers, body, "application/json");
+  }
+
+  // The OpenAI-shaped error of a reply with `status`.
+  static json OpenAIError(const httplib::Result& reply, int status) {
+    EXPECT_TRUE(reply);
+    if (!reply) return json();
+    EXPECT_EQ(reply->status, status) << reply->body;
+    EXPECT_THAT(reply->get_header_value("Content-Type"), HasSubstr("application/json"));
+    json body = json::parse(reply->body, nullptr, false);
+    EXPECT_TRUE(body.contains("error")) << reply->body;
+    EXPECT_TRUE(body["error"]["message"].is_string()) << reply->body;
+    EXPECT_TRUE(body["error"]["type"].is_string()) << reply->body;
+    EXPECT_TRUE(body["error"]["code"].is_string()) << reply->body;
+    return body["error"];
+  }
+
+  std::string dir_;
+  std::unique_ptr<store::KeyStore> keys_;
+  std::string admin_, reader_, revoked_;
+  std::unique_ptr<ApiServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+  int port_ = 0;
+};
+
+TEST_F(ServerTest, HealthNeedsNoKeyAndTellsTheVersion) {
+  Start();
+  auto reply = Get("/health");
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(json::parse(reply->body), json({{"status", "ok"}, {"version", kVersion}}));
+}
+
+TEST_F(ServerTest, APublicRouteNeedsNoKey) {
+  Start();
+  auto reply = Get("/admin");
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(reply->body, "<!doctype html>");
+}
+
+TEST_F(ServerTest, NoKeyIs401) {
+  Start();
+  json error = OpenAIError(Get("/v1/echo"), 401);
+  EXPECT_EQ(error["type"], "authentication_error");
+  EXPECT_EQ(error["code"], "unauthenticated");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("Authorization: Bearer"));
+}
+
+TEST_F(ServerTest, ABadOrRevokedKeyIs401) {
+  Start();
+  EXPECT_EQ(OpenAIError(Get("/v1/echo", admin_ + "x"), 401)["message"], "invalid API key");
+  EXPECT_THAT(OpenAIError(Get("/v1/echo", revoked_), 401)["message"].get<std::string>(), HasSubstr("revoked"));
+  EXPECT_EQ(OpenAIError(Get("/v1/echo", "密钥"), 401)["code"], "unauthenticated");
+}
+
+TEST_F(ServerTest, AKeyWithoutTheScopeIs403) {
+  Start();
+  json error = OpenAIError(Post("/v1/echo", "{}", reader_), 403);
+  EXPECT_EQ(error["type"], "permission_error");
+  EXPECT_EQ(error["code"], "permission_denied");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("memory:write"));
+  OpenAIError(Get("/metrics", reader_), 403);
+}
+
+TEST_F(ServerTest, TheRightKeyReachesTheHandlerWithItsNamespace) {
+  Start();
+  auto reply = Get("/v1/echo", reader_);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(json::parse(reply->body)["namespace"], "other");
+  auto admin = Post("/v1/echo", "{}", admin_);  // admin implies memory:write
+  ASSERT_TRUE(admin);
+  EXPECT_EQ(admin->status, 200);
+  EXPECT_EQ(json::parse(admin->body)["namespace"], "default");
+}
+
+TEST_F(ServerTest, XApiKeyIsAcceptedLikeABearerToken) {
+  Start();
+  auto reply = client_->Get("/v1/echo", httplib::Headers{{"x-api-key", reader_}});
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+}
+
+TEST_F(ServerTest, TheEnvironmentKeyHasFullScopesForDefault) {
+  Start();
+  auto reply = Post("/v1/echo", "{}", kEnvKey);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(json::parse(reply->body), json({{"namespace", "default"}, {"key_id", "env"}}));
+}
+
+TEST_F(ServerTest, AQueryTokenCountsOnlyWhereTheRouteAllowsIt) {
+  Start();
+  OpenAIError(Get("/v1/echo?token=" + admin_), 401);
+  auto reply = Get("/mcp?token=" + admin_);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+}
+
+TEST_F(ServerTest, RegexRoutesSeeTheirCaptures) {
+  Start();
+  auto reply = Get("/v1/items/trip-2023", admin_);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(json::parse(reply->body)["item"], "trip-2023");
+}
+
+TEST_F(ServerTest, AnAnthropicRouteAnswersAnthropicShapedErrors) {
+  Start();
+  auto reply = Post("/v1/messages", "{}");
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 401);
+  json body = json::parse(reply->body);
+  EXPECT_EQ(body["type"], "error");
+  EXPECT_EQ(body["error"]["type"], "authentication_error");
+  EXPECT_TRUE(body["error"]["message"].is_string());
+  EXPECT_FALSE(body.contains("code"));
+}
+
+TEST_F(ServerTest, ABodyOverTheLimitIs413) {
+  ServerOptions options;
+  options.max_body_bytes = 1024;
+  Start(options);
+  std::string big = "\"" + std::string(2048, 'x') + "\"";
+  json error = OpenAIError(Post("/v1/echo", big, admin_), 413);
+  EXPECT_EQ(error["code"], "too_large");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("server.max_body_mb"));
+  auto anthropic = Post("/v1/messages", big, admin_);
+  ASSERT_TRUE(anthropic);
+  EXPECT_EQ(anthropic->status, 413);
+  EXPECT_EQ(json::parse(anthropic->body)["error"]["type"], "request_too_large");
+  auto small = Post("/v1/echo", "\"" + std::string(500, 'x') + "\"", admin_);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->status, 200);
+}
+
+TEST_F(ServerTest, AnUnknownRouteIs404) {
+  Start();
+  json error = OpenAIError(Get("/v1/nothing-here", admin_), 404);
+  EXPECT_EQ(error["type"], "not_found_error");
+  EXPECT_EQ(error["message"], "no route for GET /v1/nothing-here");
+  OpenAIError(Post("/health", "{}"), 404);  // a known path with another method
+}
+
+TEST_F(ServerTest, AnExceptionInAHandlerIsAShaped500WithoutItsDetail) {
+  Start();
+  json error = OpenAIError(Get("/v1/boom", admin_), 500);
+  EXPECT_EQ(error["type"], "server_error");
+  EXPECT_EQ(error["code"], "internal");
+  EXPECT_THAT(error["message"].get<std::string>(), Not(HasSubstr("kaboom")));
+  auto health = Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+TEST_F(ServerTest, AHandlerThatThrowsAfterSettingUpAStreamStillAnswersAShaped500) {
+  Start();
+  json error = OpenAIError(Get("/v1/half-stream", admin_), 500);
+  EXPECT_EQ(error["code"], "internal");
+}
+
+TEST_F(ServerTest, AStreamIsPassedThrough) {
+  Start();
+  auto reply = Get("/v1/stream", admin_);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(reply->body, "data: 1\n\n");
+  EXPECT_EQ(reply->get_header_value("Content-Type"), "text/event-stream");
+}
+
+TEST_F(ServerTest, AStreamWhoseProducerThrowsEndsAndTheServerGoesOn) {
+  Start();
+  auto reply = Get("/v1/broken-stream", admin_);
+  if (reply) {
+    EXPECT_EQ(reply->body, "");
+  }
+  auto health = Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+TEST_F(ServerTest, MetricsCountRequestsByRouteAndStatus) {
+  Start();
+  Get("/v1/echo", admin_);
+  Get("/v1/echo", admin_);
+  Get("/v1/echo");
+  Get("/v1/items/a", admin_);
+  Get("/v1/items/b", admin_);
+  Get("/nowhere");
+  auto reply = Get("/metrics", admin_);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_THAT(reply->get_header_value("Content-Type"), HasSubstr("text/plain"));
+  const std::string& text = reply->body;
+  EXPECT_THAT(text, HasSubstr("# TYPE cilia_http_requests_total counter"));
+  EXPECT_THAT(text, HasSubstr("cilia_http_requests_total{method=\"GET\",route=\"/v1/echo\",status=\"200\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("cilia_http_requests_total{method=\"GET\",route=\"/v1/echo\",status=\"401\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("cilia_http_requests_total{method=\"GET\",route=\"/v1/items/*\",status=\"200\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("cilia_http_requests_total{method=\"GET\",route=\"unmatched\",status=\"404\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE cilia_http_request_duration_seconds histogram"));
+  EXPECT_THAT(text, HasSubstr("cilia_http_request_duration_seconds_count{method=\"GET\",route=\"/v1/echo\"} 3\n"));
+}
+
+TEST_F(ServerTest, RoutesCanAddTheirOwnMetrics) {
+  Start();
+  server_->metrics().Counter("cilia_ingest_messages_total").Add(7);
+  auto reply = Get("/metrics", admin_);
+  ASSERT_TRUE(reply);
+  EXPECT_THAT(reply->body, HasSubstr("cilia_ingest_messages_total 7\n"));
+}
+
+TEST_F(ServerTest, CorsAnswersPreflightsOfConfiguredOriginsOnly) {
+  ServerOptions options;
+  options.cors_origins = {"https://chat.example.com"};
+  Start(options);
+  auto preflight = client_->Options("/v1/echo", httplib::Headers{{"Origin", "https://chat.example.com"},
+                                                                   {"Access-Control-Request-Method", "POST"},
+                                                                   {"Access-Control-Request-Headers", "authorization, x-stainless-os"}});
+  ASSERT_TRUE(preflight);
+  EXPECT_EQ(preflight->status, 204);
+  EXPECT_EQ(preflight->get_header_value("Access-Control-Allow-Origin"), "https://chat.example.com");
+  EXPECT_THAT(preflight->get_header_value("Access-Control-Allow-Methods"), HasSubstr("POST"));
+  EXPECT_EQ(preflight->get_header_value("Access-Control-Allow-Headers"), "authorization, x-stainless-os");
+
+  auto allowed = client_->Get("/v1/echo", httplib::Headers{{"Origin", "https://chat.example.com"},
+                                                             {"Authorization", "Bearer " + reader_}});
+  ASSERT_TRUE(allowed);
+  EXPECT_EQ(allowed->status, 200);
+  EXPECT_EQ(allowed->get_header_value("Access-Control-Allow-Origin"), "https://chat.example.com");
+
+  auto stranger = client_->Get("/v1/echo", httplib::Headers{{"Origin", "https://evil.example"},
+                                                              {"Authorization", "Bearer " + reader_}});
+  ASSERT_TRUE(stranger);
+  EXPECT_FALSE(stranger->has_header("Access-Control-Allow-Origin"));
+  auto stranger_preflight = client_->Options(
+      "/v1/echo", httplib::Headers{{"Origin", "https://evil.example"}, {"Access-Control-Request-Method", "POST"}});
+  ASSERT_TRUE(stranger_preflight);
+  EXPECT_FALSE(stranger_preflight->has_header("Access-Control-Allow-Origin"));
+}
+
+TEST_F(ServerTest, WithoutConfiguredOriginsThereAreNoCorsHeaders) {
+  Start();
+  auto reply = client_->Get("/health", httplib::Headers{{"Origin", "https://chat.example.com"}});
+  ASSERT_TRUE(reply);
+  EXPECT_FALSE(reply->has_header("Access-Control-Allow-Origin"));
+}
+
+TEST_F(ServerTest, ShutdownWithNothingInFlightFinishes) {
+  Start();
+  ASSERT_TRUE(Get("/health"));
+  EXPECT_TRUE(server_->serving());
+  EXPECT_TRUE(server_->Shutdown(std::chrono::seconds(10)));
+  EXPECT_FALSE(server_->serving());
+  EXPECT_FALSE(Get("/health"));
+}
+
+TEST_F(ServerTest, ARouteWithABadPatternIsSkippedNotThrown) {
+  ApiServer server(ServerOptions{}, Authenticator(nullptr, ""));
+  server.Handle("GET", "/v1/(unclosed", Scope::kChat, [](const httplib::Request&, httplib::Response&, const Principal&) {});
+  server.HandlePublic("GET", "[", [](const httplib::Request&, httplib::Response&) {});
+}
+
+TEST_F(ServerTest, ABusyPortIsAClearError) {
+  Start();
+  ApiServer second(ServerOptions{}, Authenticator(nullptr, ""));
+  auto port = second.Start({"127.0.0.1", port_});
+  ASSERT_FALSE(port.ok());
+  EXPECT_EQ(port.status().code(), Code::kIOError);
+  EXPECT_THAT(port.status().message(), HasSubstr("127.0.0.1:" + std::to_string(port_)));
+}
+
+TEST(ServerOptionsTest, FollowTheServerConfig) {
+  ServerConfig config;
+  config.threads = 300;
+  config.max_body_mb = 2;
+  config.cors_origins = {"*"};
+  ServerOptions options = ServerOptions::FromConfig(config);
+  EXPECT_EQ(options.threads, 300);
+  EXPECT_EQ(options.max_body_bytes, 2u << 20);
+  EXPECT_EQ(options.keep_alive_timeout_s, 5);
+  EXPECT_EQ(options.cors_origins, std::vector<std::string>{"*"});
+}
+
+}  // namespace
+}  // namespace cilia::api

@@ -1,0 +1,88 @@
+#include "index/lexical.h"
+
+#include <gtest/gtest.h>
+
+#include "../testing/temp_dir.h"
+#include "core/segmenter.h"
+#include "store/message_repo.h"
+#include "store/migrations.h"
+
+namespace cilia::index {
+namespace {
+
+class LexicalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = std::move(*store::Database::Open(dir_.Sub("l.db"), {}));
+    ASSERT_TRUE(store::Migrate(*db_).ok());
+    conv_ = store::MessageRepo(*db_).CreateConversation("c", "", 0)->id;
+  }
+  int64_t Add(const std::string& body) {
+    store::WindowRecord w;
+    w.conversation_id = conv_;
+    w.spans = "[]";
+    w.body = body;
+    w.words = text::IndexText(body);
+    w.cjk = text::ShortCjkTokens(body);
+    EXPECT_TRUE(store::WindowRepo(*db_).Insert(w).ok());
+    return w.id;
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<store::Database> db_;
+  int64_t conv_ = 0;
+};
+
+TEST_F(LexicalTest, StopWordsAndUnknownWordsAreNotQueried) {
+  Add("the support group was great");
+  store::WindowRepo repo(*db_);
+  auto terms = ChooseTerms(repo, "what was the support group like", 1);
+  ASSERT_TRUE(terms.ok());
+  for (const auto& t : terms->terms) {
+    EXPECT_FALSE(text::IsStopWord(t)) << t;
+    EXPECT_NE(t, "like");  // in no window
+  }
+  EXPECT_NE(std::find(terms->terms.begin(), terms->terms.end(), "support"), terms->terms.end());
+}
+
+TEST_F(LexicalTest, VeryCommonTermsAreDroppedUnlessNothingElseIsLeft) {
+  for (int i = 0; i < 120; ++i) Add("running log entry " + std::to_string(i));
+  int64_t rare = Add("running with a zebra");
+  store::WindowRepo repo(*db_);
+  auto terms = *ChooseTerms(repo, "running zebra", 121);
+  EXPECT_EQ(terms.terms, std::vector<std::string>{"zebra"});
+  EXPECT_EQ(terms.dropped.size(), 1u);
+  auto only_common = *ChooseTerms(repo, "running", 121);
+  EXPECT_EQ(only_common.terms.size(), 1u);
+  auto hits = *SearchLexical(repo, "running zebra", {}, 5, 121);
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(hits[0].id, rare);
+}
+
+TEST_F(LexicalTest, ExactCandidatesUseTrigramHanNgramsOrWords) {
+  int64_t a = Add("wifi密码是 Kiwi-2048");
+  Add("another window about kiwis");
+  store::WindowRepo repo(*db_);
+  auto tri = *SearchExactCandidates(repo, "Kiwi-20", {}, 10);
+  ASSERT_EQ(tri.size(), 1u);
+  EXPECT_EQ(tri[0].id, a);
+  auto han = *SearchExactCandidates(repo, "密码", {}, 10);
+  ASSERT_EQ(han.size(), 1u);
+  auto one = *SearchExactCandidates(repo, "码", {}, 10);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_TRUE(SearchExactCandidates(repo, "", {}, 10)->empty());
+}
+
+TEST(Expressions, QuotesAreEscaped) {
+  EXPECT_EQ(PhraseExpression("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(MatchAnyExpression({"a", "b"}), "\"a\" OR \"b\"");
+}
+
+TEST(ContainsForMatch, IgnoresCaseAndWidth) {
+  EXPECT_TRUE(ContainsForMatch("My PB is 52:18", "pb is"));
+  EXPECT_TRUE(ContainsForMatch("ＡＢＣ全角", "abc"));
+  EXPECT_FALSE(ContainsForMatch("abc", ""));
+  EXPECT_FALSE(ContainsForMatch("abc", "abd"));
+}
+
+}  // namespace
+}  // namespace cilia::index

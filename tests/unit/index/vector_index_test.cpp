@@ -1,0 +1,452 @@
+#include "index/vector_index.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <thread>
+
+namespace cilia::index {
+namespace {
+
+using Hits = std::vector<std::pair<int64_t, float>>;
+
+std::vector<float> RandomUnitVector(int dim, std::mt19937& rng) {
+  std::normal_distribution<float> normal;
+  std::vector<float> v(static_cast<size_t>(dim));
+  float norm = 0;
+  for (float& x : v) {
+    x = normal(rng);
+    norm += x * x;
+  }
+  for (float& x : v) x /= std::sqrt(norm);
+  return v;
+}
+
+// n random unit vectors with ids 0..n-1.
+struct Corpus {
+  Corpus(size_t n, int dim, uint32_t seed) : dim(dim) {
+    std::mt19937 rng(seed);
+    for (size_t i = 0; i < n; ++i) {
+      ids.push_back(static_cast<int64_t>(i));
+      auto v = RandomUnitVector(dim, rng);
+      flat.insert(flat.end(), v.begin(), v.end());
+    }
+  }
+  std::span<const float> at(size_t i) const { return std::span<const float>(flat).subspan(i * dim, dim); }
+
+  int dim;
+  std::vector<int64_t> ids;
+  std::vector<float> flat;
+};
+
+// The exact answer, computed the slow and obvious way.
+Hits BruteForce(const Corpus& c, std::span<const float> query, size_t k,
+                const std::function<bool(int64_t)>& allow = {}) {
+  Hits all;
+  for (size_t i = 0; i < c.ids.size(); ++i) {
+    if (allow && !allow(c.ids[i])) continue;
+    double dot = 0;
+    for (int d = 0; d < c.dim; ++d) dot += static_cast<double>(c.at(i)[d]) * query[d];
+    all.emplace_back(c.ids[i], static_cast<float>(dot));
+  }
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  all.resize(std::min(k, all.size()));
+  return all;
+}
+
+std::vector<int64_t> Ids(const Hits& hits) {
+  std::vector<int64_t> ids;
+  for (const auto& hit : hits) ids.push_back(hit.first);
+  return ids;
+}
+
+double RecallAt(const Hits& found, const Hits& truth) {
+  std::set<int64_t> expected;
+  for (const auto& hit : truth) expected.insert(hit.first);
+  size_t hits = 0;
+  for (const auto& hit : found) hits += expected.count(hit.first);
+  return truth.empty() ? 1.0 : static_cast<double>(hits) / static_cast<double>(truth.size());
+}
+
+void Load(VectorIndex& index, const Corpus& c) { ASSERT_TRUE(index.UpsertMany(c.ids, c.flat).ok()); }
+
+TEST(VectorIndexTest, FlatScanIsExact) {
+  Corpus corpus(3000, 48, 1);
+  VectorIndex index(48);
+  Load(index, corpus);
+  ASSERT_FALSE(index.uses_graph());
+  std::mt19937 rng(2);
+
+  for (int q = 0; q < 30; ++q) {
+    const auto query = RandomUnitVector(48, rng);
+    const Hits found = index.Search(query, 10);
+    const Hits truth = BruteForce(corpus, query, 10);
+    ASSERT_EQ(Ids(found), Ids(truth));
+    for (size_t i = 0; i < found.size(); ++i) EXPECT_NEAR(found[i].second, truth[i].second, 1e-5);
+  }
+}
+
+TEST(VectorIndexTest, DimensionsThatAreNotMultiplesOfTheKernelWidthScoreRight) {
+  for (int dim : {2, 3, 17, 31, 257}) {
+    Corpus corpus(50, dim, 3);
+    VectorIndex index(dim);
+    Load(index, corpus);
+    const Hits found = index.Search(corpus.at(7), 1);
+    ASSERT_EQ(found.size(), 1u) << dim;
+    EXPECT_EQ(found[0].first, 7) << dim;
+    EXPECT_NEAR(found[0].second, 1.0f, 1e-5) << dim;
+  }
+}
+
+TEST(VectorIndexTest, UpsertReplacesTheVectorOfAnId) {
+  VectorIndex index(2);
+  ASSERT_TRUE(index.Upsert(5, std::vector<float>{1, 0}).ok());
+  ASSERT_TRUE(index.Upsert(5, std::vector<float>{0, 1}).ok());
+
+  EXPECT_EQ(index.size(), 1u);
+  const Hits found = index.Search(std::vector<float>{0, 1}, 3);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].first, 5);
+  EXPECT_FLOAT_EQ(found[0].second, 1.0f);
+}
+
+TEST(VectorIndexTest, UpsertManyWithARepeatedIdKeepsTheLast) {
+  VectorIndex index(2);
+  ASSERT_TRUE(index.UpsertMany(std::vector<int64_t>{1, 1}, std::vector<float>{1, 0, 0, 1}).ok());
+  EXPECT_EQ(index.size(), 1u);
+  EXPECT_FLOAT_EQ(index.Search(std::vector<float>{0, 1}, 1)[0].second, 1.0f);
+}
+
+TEST(VectorIndexTest, WrongVectorsAreRefusedAndChangeNothing) {
+  VectorIndex index(3);
+  EXPECT_EQ(index.Upsert(1, std::vector<float>{1, 0}).code(), Code::kInvalidArgument);
+  EXPECT_EQ(index.Upsert(1, std::vector<float>{1, NAN, 0}).code(), Code::kInvalidArgument);
+  EXPECT_EQ(index.Upsert(1, std::vector<float>{INFINITY, 0, 0}).code(), Code::kInvalidArgument);
+  EXPECT_EQ(index.UpsertMany(std::vector<int64_t>{1, 2}, std::vector<float>{1, 0, 0}).code(), Code::kInvalidArgument);
+  EXPECT_EQ(index.size(), 0u);
+}
+
+TEST(VectorIndexTest, EdgeCasesOfKAndQuery) {
+  VectorIndex index(2);
+  EXPECT_TRUE(index.Search(std::vector<float>{1, 0}, 5).empty());  // empty index
+  ASSERT_TRUE(index.UpsertMany(std::vector<int64_t>{1, 2}, std::vector<float>{1, 0, 0, 1}).ok());
+
+  EXPECT_TRUE(index.Search(std::vector<float>{1, 0}, 0).empty());
+  EXPECT_TRUE(index.Search(std::vector<float>{1, 0, 0}, 5).empty());  // wrong dimension
+  EXPECT_EQ(Ids(index.Search(std::vector<float>{1, 0}, 100)), (std::vector<int64_t>{1, 2}));
+  // The zero vector (an empty text) is similar to nothing, and to everything equally.
+  const Hits zero = index.Search(std::vector<float>{0, 0}, 2);
+  ASSERT_EQ(zero.size(), 2u);
+  EXPECT_EQ(zero[0].second, 0.0f);
+}
+
+TEST(VectorIndexTest, EqualScoresGoToTheSmallerId) {
+  VectorIndex index(2);
+  for (int64_t id : {9, 3, 7, 1}) ASSERT_TRUE(index.Upsert(id, std::vector<float>{1, 0}).ok());
+  EXPECT_EQ(Ids(index.Search(std::vector<float>{1, 0}, 3)), (std::vector<int64_t>{1, 3, 7}));
+}
+
+TEST(VectorIndexTest, NegativeAndHugeIdsWork) {
+  VectorIndex index(2);
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  ASSERT_TRUE(index.Upsert(-4, std::vector<float>{1, 0}).ok());
+  ASSERT_TRUE(index.Upsert(big, std::vector<float>{0, 1}).ok());
+  EXPECT_EQ(index.Search(std::vector<float>{1, 0}, 1)[0].first, -4);
+  EXPECT_EQ(index.Search(std::vector<float>{0, 1}, 1)[0].first, big);
+}
+
+TEST(VectorIndexTest, RemoveTakesAVectorOutAndKeepsTheOthersRight) {
+  Corpus corpus(100, 16, 4);
+  VectorIndex index(16);
+  Load(index, corpus);
+
+  index.Remove(10);     // a slot in the middle: the last one moves into it
+  index.Remove(99);     // the last slot
+  index.Remove(12345);  // unknown: nothing happens
+
+  EXPECT_EQ(index.size(), 98u);
+  EXPECT_NE(index.Search(corpus.at(10), 1)[0].first, 10);
+  for (size_t i : {0, 50, 98}) {
+    const Hits found = index.Search(corpus.at(i), 1);
+    EXPECT_EQ(found[0].first, static_cast<int64_t>(i));
+    EXPECT_NEAR(found[0].second, 1.0f, 1e-5);
+  }
+  ASSERT_TRUE(index.Upsert(10, corpus.at(10)).ok());
+  EXPECT_EQ(index.Search(corpus.at(10), 1)[0].first, 10);
+}
+
+TEST(VectorIndexTest, FilterKeepsOnlyAllowedIdsInExactOrder) {
+  Corpus corpus(500, 16, 5);
+  VectorIndex index(16);
+  Load(index, corpus);
+  auto odd = [](int64_t id) { return id % 2 == 1; };
+  std::mt19937 rng(6);
+  const auto query = RandomUnitVector(16, rng);
+
+  EXPECT_EQ(Ids(index.Search(query, 10, odd)), Ids(BruteForce(corpus, query, 10, odd)));
+  EXPECT_TRUE(index.Search(query, 10, [](int64_t) { return false; }).empty());
+}
+
+TEST(VectorIndexTest, GraphTakesOverAtTheThreshold) {
+  Corpus corpus(1200, 16, 7);
+  VectorIndex index(16, 1000);
+  ASSERT_TRUE(index.UpsertMany(std::span(corpus.ids).first(999), std::span(corpus.flat).first(999 * 16)).ok());
+  EXPECT_FALSE(index.uses_graph());
+
+  ASSERT_TRUE(index.Upsert(999, corpus.at(999)).ok());
+  EXPECT_TRUE(index.uses_graph());
+  EXPECT_EQ(index.size(), 1000u);
+
+  // It keeps growing past its first capacity.
+  ASSERT_TRUE(index.UpsertMany(std::span(corpus.ids).subspan(1000), std::span(corpus.flat).subspan(1000 * 16)).ok());
+  EXPECT_EQ(index.size(), 1200u);
+  for (size_t i : {0, 999, 1199}) {
+    const Hits found = index.Search(corpus.at(i), 1);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].first, static_cast<int64_t>(i));
+    EXPECT_NEAR(found[0].second, 1.0f, 1e-5);
+  }
+}
+
+class GraphTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    corpus_ = new Corpus(20000, 64, 8);
+    index_ = new VectorIndex(64, 1000);
+    ASSERT_TRUE(index_->UpsertMany(corpus_->ids, corpus_->flat).ok());
+  }
+  static void TearDownTestSuite() {
+    delete index_;
+    delete corpus_;
+  }
+
+  static Corpus* corpus_;
+  static VectorIndex* index_;
+};
+Corpus* GraphTest::corpus_ = nullptr;
+VectorIndex* GraphTest::index_ = nullptr;
+
+TEST_F(GraphTest, RecallAt10IsAtLeast95Percent) {
+  ASSERT_TRUE(index_->uses_graph());
+  std::mt19937 rng(9);
+  double recall = 0;
+  constexpr int kQueries = 200;
+  for (int q = 0; q < kQueries; ++q) {
+    const auto query = RandomUnitVector(64, rng);
+    recall += RecallAt(index_->Search(query, 10), BruteForce(*corpus_, query, 10));
+  }
+  EXPECT_GE(recall / kQueries, 0.95);
+}
+
+TEST_F(GraphTest, BroadFilterKeepsRecallAndOnlyAllowedIds) {
+  auto third = [](int64_t id) { return id % 3 == 0; };
+  std::mt19937 rng(10);
+  double recall = 0;
+  constexpr int kQueries = 100;
+  for (int q = 0; q < kQueries; ++q) {
+    const auto query = RandomUnitVector(64, rng);
+    const Hits found = index_->Search(query, 10, third);
+    ASSERT_EQ(found.size(), 10u);
+    for (const auto& hit : found) ASSERT_TRUE(third(hit.first));
+    recall += RecallAt(found, BruteForce(*corpus_, query, 10, third));
+  }
+  EXPECT_GE(recall / kQueries, 0.95);
+}
+
+TEST_F(GraphTest, SelectiveFilterIsAnsweredExactly) {
+  auto rare = [](int64_t id) { return id % 997 == 0; };  // 21 of 20000
+  std::mt19937 rng(11);
+  const auto query = RandomUnitVector(64, rng);
+  EXPECT_EQ(Ids(index_->Search(query, 10, rare)), Ids(BruteForce(*corpus_, query, 10, rare)));
+  EXPECT_EQ(index_->Search(query, 50, rare).size(), 21u);
+}
+
+TEST(VectorIndexTest, RemovedIdsLeaveTheGraphAndCanComeBack) {
+  Corpus corpus(3000, 16, 12);
+  VectorIndex index(16, 1000);
+  Load(index, corpus);
+  ASSERT_TRUE(index.uses_graph());
+
+  for (int64_t id = 0; id < 100; ++id) index.Remove(id);
+  index.Remove(0);  // twice: nothing more happens
+
+  EXPECT_EQ(index.size(), 2900u);
+  for (int64_t id = 0; id < 100; ++id) {
+    for (const auto& hit : index.Search(corpus.at(static_cast<size_t>(id)), 5)) ASSERT_GE(hit.first, 100);
+  }
+  ASSERT_TRUE(index.Upsert(42, corpus.at(42)).ok());
+  EXPECT_EQ(index.Search(corpus.at(42), 1)[0].first, 42);
+  EXPECT_EQ(index.size(), 2901u);
+}
+
+TEST(VectorIndexTest, GraphWithMostlyTombstonesFallsBackToFlat) {
+  Corpus corpus(2000, 16, 13);
+  VectorIndex index(16, 1000);
+  Load(index, corpus);
+  ASSERT_TRUE(index.uses_graph());
+
+  for (int64_t id = 0; id < 1200; ++id) index.Remove(id);
+
+  EXPECT_FALSE(index.uses_graph());
+  EXPECT_EQ(index.size(), 800u);
+  EXPECT_EQ(index.Search(corpus.at(1500), 1)[0].first, 1500);
+  EXPECT_NE(index.Search(corpus.at(5), 1)[0].first, 5);
+}
+
+TEST(VectorIndexTest, GraphWithManyTombstonesIsRebuiltAboveTheThreshold) {
+  Corpus corpus(3000, 16, 14);
+  VectorIndex index(16, 1000);
+  Load(index, corpus);
+
+  for (int64_t id = 0; id < 1600; ++id) index.Remove(id);
+
+  EXPECT_TRUE(index.uses_graph());
+  EXPECT_EQ(index.size(), 1400u);
+  EXPECT_EQ(index.Search(corpus.at(2500), 1)[0].first, 2500);
+}
+
+TEST(VectorIndexTest, SearchesRunWhileAWriterChangesTheIndex) {
+  constexpr int kDim = 16;
+  Corpus corpus(3000, kDim, 15);
+  VectorIndex index(kDim, 1500);  // the writer crosses the threshold mid-way
+  Load(index, Corpus(500, kDim, 16));
+
+  std::atomic<bool> done{false};
+  std::atomic<int> bad_results{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&, t] {
+      std::mt19937 rng(100 + t);
+      while (!done) {
+        const auto query = RandomUnitVector(kDim, rng);
+        const Hits hits = index.Search(
+            query, 10, t == 0 ? std::function<bool(int64_t)>() : [](int64_t id) { return id % 2 == 0; });
+        for (size_t i = 1; i < hits.size(); ++i) {
+          if (hits[i - 1].second < hits[i].second) ++bad_results;
+        }
+      }
+    });
+  }
+  for (size_t i = 0; i < corpus.ids.size(); ++i) {
+    ASSERT_TRUE(index.Upsert(static_cast<int64_t>(1000 + i), corpus.at(i)).ok());
+    if (i % 7 == 0) index.Remove(static_cast<int64_t>(1000 + i / 2));
+  }
+  done = true;
+  for (auto& reader : readers) reader.join();
+
+  EXPECT_EQ(bad_results.load(), 0);
+  EXPECT_TRUE(index.uses_graph());
+  EXPECT_EQ(index.Search(corpus.at(2999), 1)[0].first, 1000 + 2999);
+}
+
+class VectorIndexFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        std::filesystem::path(::testing::TempDir()) / ("vector_index_" + std::to_string(::getpid()) + "_" +
+                                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "vectors.cache").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static void ExpectSameAnswers(const VectorIndex& a, const VectorIndex& b, int dim) {
+    std::mt19937 rng(20);
+    for (int q = 0; q < 20; ++q) {
+      const auto query = RandomUnitVector(dim, rng);
+      EXPECT_EQ(Ids(a.Search(query, 10)), Ids(b.Search(query, 10)));
+    }
+  }
+
+  std::filesystem::path dir_;
+  std::string path_;
+};
+
+TEST_F(VectorIndexFileTest, FlatIndexRoundTrips) {
+  Corpus corpus(300, 24, 21);
+  VectorIndex index(24);
+  Load(index, corpus);
+  index.Remove(17);
+
+  ASSERT_TRUE(index.SaveTo(path_).ok());
+  auto loaded = VectorIndex::LoadFrom(path_);
+
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->dimension(), 24);
+  EXPECT_EQ((*loaded)->size(), 299u);
+  EXPECT_FALSE((*loaded)->uses_graph());
+  EXPECT_FALSE(std::filesystem::exists(path_ + ".hnsw"));
+  ExpectSameAnswers(index, **loaded, 24);
+}
+
+TEST_F(VectorIndexFileTest, GraphRoundTripsAndKeepsGrowing) {
+  Corpus corpus(2500, 24, 22);
+  VectorIndex index(24, 1000);
+  ASSERT_TRUE(index.UpsertMany(std::span(corpus.ids).first(2000), std::span(corpus.flat).first(2000 * 24)).ok());
+  index.Remove(5);
+
+  ASSERT_TRUE(index.SaveTo(path_).ok());
+  auto loaded = VectorIndex::LoadFrom(path_, 1000);
+
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  VectorIndex& copy = **loaded;
+  EXPECT_TRUE(copy.uses_graph());
+  EXPECT_EQ(copy.size(), 1999u);
+  ExpectSameAnswers(index, copy, 24);
+
+  ASSERT_TRUE(copy.UpsertMany(std::span(corpus.ids).subspan(2000), std::span(corpus.flat).subspan(2000 * 24)).ok());
+  copy.Remove(6);
+  EXPECT_EQ(copy.size(), 2498u);
+  EXPECT_EQ(copy.Search(corpus.at(2400), 1)[0].first, 2400);
+  EXPECT_NE(copy.Search(corpus.at(5), 1)[0].first, 5);
+}
+
+TEST_F(VectorIndexFileTest, EmptyIndexRoundTrips) {
+  VectorIndex index(8);
+  ASSERT_TRUE(index.SaveTo(path_).ok());
+  auto loaded = VectorIndex::LoadFrom(path_);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->size(), 0u);
+  EXPECT_EQ((*loaded)->dimension(), 8);
+}
+
+TEST_F(VectorIndexFileTest, MissingOrForeignFilesAreIoErrors) {
+  EXPECT_EQ(VectorIndex::LoadFrom(path_).status().code(), Code::kIOError);
+
+  std::ofstream(path_) << "not a cache file at all, but long enough to hold a header";
+  EXPECT_EQ(VectorIndex::LoadFrom(path_).status().code(), Code::kIOError);
+}
+
+TEST_F(VectorIndexFileTest, FlatFileCutShortIsAnIoError) {
+  Corpus corpus(50, 8, 23);
+  VectorIndex index(8);
+  Load(index, corpus);
+  ASSERT_TRUE(index.SaveTo(path_).ok());
+  std::filesystem::resize_file(path_, std::filesystem::file_size(path_) - 4);
+
+  EXPECT_EQ(VectorIndex::LoadFrom(path_).status().code(), Code::kIOError);
+}
+
+TEST_F(VectorIndexFileTest, GraphFileMissingOrFromAnotherSaveIsAnIoError) {
+  Corpus corpus(1500, 8, 24);
+  VectorIndex index(8, 1000);
+  Load(index, corpus);
+  ASSERT_TRUE(index.SaveTo(path_).ok());
+  const std::string graph = path_ + ".hnsw";
+
+  std::filesystem::resize_file(graph, std::filesystem::file_size(graph) + 8);
+  EXPECT_EQ(VectorIndex::LoadFrom(path_).status().code(), Code::kIOError);
+
+  std::filesystem::remove(graph);
+  EXPECT_EQ(VectorIndex::LoadFrom(path_).status().code(), Code::kIOError);
+}
+
+}  // namespace
+}  // namespace cilia::index

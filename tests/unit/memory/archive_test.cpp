@@ -1,0 +1,184 @@
+#include "memory/archive.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "../testing/test_namespace.h"
+#include "core/codec.h"
+#include "store/message_repo.h"
+#include "store/window_repo.h"
+
+namespace cilia::memory {
+namespace {
+
+IngestMessage Msg(std::string id, std::string role, std::string text, std::optional<int64_t> at = std::nullopt) {
+  IngestMessage m;
+  m.id = std::move(id);
+  m.role = std::move(role);
+  m.content = std::move(text);
+  m.created_at_ms = at;
+  return m;
+}
+
+IngestConversation Conv(std::string id, std::vector<IngestMessage> msgs) {
+  IngestConversation c;
+  c.conversation_id = std::move(id);
+  c.messages = std::move(msgs);
+  return c;
+}
+
+std::vector<store::WindowRecord> Windows(Namespace& ns, const std::string& conversation) {
+  return *ns.store().Read([&](store::Database& db) -> Result<std::vector<store::WindowRecord>> {
+    auto conv = *store::MessageRepo(db).FindConversation(conversation);
+    if (!conv) return std::vector<store::WindowRecord>{};
+    return store::WindowRepo(db).ForConversation(conv->id);
+  });
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class ArchiveTest : public ::testing::Test {
+ protected:
+  testing::TestNamespace t_;
+  Archive archive_{t_.ns()};
+};
+
+TEST_F(ArchiveTest, StoresMessagesAndCountsDuplicates) {
+  auto first = archive_.Store(Conv("c", {Msg("1", "user", "hello"), Msg("2", "assistant", "hi there")}));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->stored, 2);
+  EXPECT_EQ(first->duplicates, 0);
+  auto again = archive_.Store(Conv("c", {Msg("1", "user", "hello"), Msg("3", "user", "new")}));
+  EXPECT_EQ(again->stored, 1);
+  EXPECT_EQ(again->duplicates, 1);
+}
+
+TEST_F(ArchiveTest, ChangedContentUnderAKnownIdIsAConflictAndStoresNothing) {
+  ASSERT_TRUE(archive_.Store(Conv("c", {Msg("1", "user", "hello")})).ok());
+  auto clash = archive_.Store(Conv("c", {Msg("9", "user", "would be new"), Msg("1", "user", "HELLO")}));
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.status().code(), Code::kConflict);
+  EXPECT_NE(clash.status().message().find("\"1\""), std::string::npos);
+  int64_t count = *t_.ns().store().Read([](store::Database& db) { return store::MessageRepo(db).CountMessages(); });
+  EXPECT_EQ(count, 1);
+}
+
+TEST_F(ArchiveTest, StoreAllIsAllOrNothing) {
+  ASSERT_TRUE(archive_.Store(Conv("b", {Msg("1", "user", "one")})).ok());
+  auto r = archive_.StoreAll({Conv("a", {Msg("1", "user", "fine")}), Conv("b", {Msg("1", "user", "changed")})});
+  ASSERT_FALSE(r.ok());
+  auto a = t_.ns().store().Read([](store::Database& db) { return store::MessageRepo(db).FindConversation("a"); });
+  EXPECT_FALSE(a->has_value());
+}
+
+TEST_F(ArchiveTest, GrowingConversationRewindowsOnlyTheTailAndMatchesAFullRebuild) {
+  // Messages of varied length, Chinese and English, ingested in small batches.
+  std::vector<std::string> texts = {"今天去跑步了，跑了十公里。感觉还不错！", "Nice. How was the pace?",
+                                    std::string(500, 'x') + " end.", "配速大概五分半。明天休息。",
+                                    "Sounds good. Remember to stretch.", "好的，我会的。"};
+  int n = 0;
+  for (int round = 0; round < 8; ++round) {
+    std::vector<IngestMessage> batch;
+    for (int k = 0; k < 3; ++k, ++n) batch.push_back(Msg(std::to_string(n), n % 2 ? "assistant" : "user", texts[n % texts.size()]));
+    auto out = archive_.Store(Conv("grow", batch));
+    ASSERT_TRUE(out.ok());
+    ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+  }
+  auto incremental = Windows(t_.ns(), "grow");
+  ASSERT_TRUE(archive_.Reindex().ok());
+  auto rebuilt = Windows(t_.ns(), "grow");
+  ASSERT_EQ(incremental.size(), rebuilt.size());
+  for (size_t i = 0; i < rebuilt.size(); ++i) {
+    EXPECT_EQ(incremental[i].body, rebuilt[i].body) << i;
+    EXPECT_EQ(incremental[i].spans, rebuilt[i].spans) << i;
+  }
+  EXPECT_EQ(t_.ns().WindowCount(), rebuilt.size());
+  EXPECT_EQ(t_.ns().vectors().size(), rebuilt.size());
+}
+
+TEST_F(ArchiveTest, ForgetMessageLeavesNoTraceInTheFiles) {
+  auto out = archive_.Store(Conv("f", {Msg("1", "user", "my secret word is zanzibarquux and nothing else"),
+                                       Msg("2", "assistant", "noted, I will keep it safe"),
+                                       Msg("3", "user", "thanks a lot")}));
+  ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+  ASSERT_TRUE(t_.ns().store().Checkpoint().ok());
+  const std::string db_path = t_.dir().Sub("ns/default/cilia.db");
+  ASSERT_NE(FileBytes(db_path).find("zanzibarquux"), std::string::npos);
+
+  ASSERT_TRUE(archive_.ForgetMessage("f", "1").ok());
+  EXPECT_EQ(FileBytes(db_path).find("zanzibarquux"), std::string::npos);
+  EXPECT_EQ(FileBytes(db_path + "-wal").find("zanzibarquux"), std::string::npos);
+  auto windows = Windows(t_.ns(), "f");
+  ASSERT_FALSE(windows.empty());
+  for (const auto& w : windows) EXPECT_EQ(w.body.find("zanzibar"), std::string::npos);
+  EXPECT_NE(windows.front().body.find("noted"), std::string::npos);
+  EXPECT_EQ(archive_.ForgetMessage("f", "1").code(), Code::kNotFound);
+}
+
+TEST_F(ArchiveTest, ForgetConversationRemovesEverything) {
+  auto out = archive_.Store(Conv("gone", {Msg("", "user", "remember the blue heron")}));
+  ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+  ASSERT_EQ(t_.ns().WindowCount(), 1u);
+  ASSERT_TRUE(archive_.ForgetConversation("gone").ok());
+  EXPECT_EQ(t_.ns().WindowCount(), 0u);
+  EXPECT_EQ(t_.ns().vectors().size(), 0u);
+  EXPECT_TRUE(Windows(t_.ns(), "gone").empty());
+  EXPECT_EQ(FileBytes(t_.dir().Sub("ns/default/cilia.db")).find("heron"), std::string::npos);
+  EXPECT_EQ(archive_.ForgetConversation("gone").code(), Code::kNotFound);
+}
+
+TEST_F(ArchiveTest, InlineImagesAreStoredAsFilesAndReferenced) {
+  IngestMessage m;
+  m.role = "user";
+  m.content = nlohmann::json::array(
+      {{{"type", "text"}, {"text", "look at this"}},
+       {{"type", "image_url"}, {"image_url", {{"url", "data:image/png;base64," + Base64Encode("PNGBYTES")}}}}});
+  ASSERT_TRUE(archive_.Store(Conv("img", {m})).ok());
+  std::string sha = Sha256Hex("PNGBYTES");
+  EXPECT_EQ(FileBytes(t_.dir().Sub("ns/default/files/" + sha)), "PNGBYTES");
+  auto stored = *t_.ns().store().Read([](store::Database& db) -> Result<std::vector<store::MessageRecord>> {
+    auto conv = *store::MessageRepo(db).FindConversation("img");
+    return store::MessageRepo(db).MessagesFrom(conv->id, 0);
+  });
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].text, "look at this");
+  EXPECT_NE(stored[0].content.find("cilia-file:" + sha), std::string::npos);
+  EXPECT_EQ(stored[0].content.find("base64"), std::string::npos);
+}
+
+TEST_F(ArchiveTest, CachesAreRebuiltOnReopen) {
+  auto out = archive_.Store(Conv("r", {Msg("1", "user", "persist me please")}));
+  ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+  t_.Reopen();
+  EXPECT_EQ(t_.ns().WindowCount(), 1u);
+  EXPECT_EQ(t_.ns().vectors().size(), 1u);
+}
+
+TEST_F(ArchiveTest, IndexPendingCatchesUpAfterACrashBeforeIndexing) {
+  ASSERT_TRUE(archive_.Store(Conv("p", {Msg("1", "user", "stored but not yet windowed")})).ok());
+  EXPECT_EQ(t_.ns().WindowCount(), 0u);
+  t_.Reopen();
+  Archive again(t_.ns());
+  ASSERT_TRUE(again.IndexPending().ok());
+  EXPECT_EQ(t_.ns().WindowCount(), 1u);
+}
+
+TEST(MessageIds, InternalIdsRoundTrip) {
+  store::MessageRecord m;
+  m.id = 42;
+  EXPECT_EQ(MessagePublicId(m), "m_42");
+  m.caller_id = "D1:3";
+  EXPECT_EQ(MessagePublicId(m), "D1:3");
+  EXPECT_EQ(ParseInternalMessageId("m_42"), 42);
+  EXPECT_FALSE(ParseInternalMessageId("m_4x").has_value());
+  EXPECT_FALSE(ParseInternalMessageId("D1:3").has_value());
+}
+
+}  // namespace
+}  // namespace cilia::memory

@@ -1,0 +1,96 @@
+#include "store/message_repo.h"
+
+#include <gtest/gtest.h>
+
+#include "../testing/temp_dir.h"
+#include "store/migrations.h"
+
+namespace cilia::store {
+namespace {
+
+class MessageRepoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = std::move(*Database::Open(dir_.Sub("m.db"), {}));
+    ASSERT_TRUE(Migrate(*db_).ok());
+  }
+  MessageRecord Message(int64_t conv, int64_t seq, std::optional<std::string> caller, std::string text) {
+    MessageRecord m;
+    m.conversation_id = conv;
+    m.seq = seq;
+    m.caller_id = std::move(caller);
+    m.role = "user";
+    m.content = "\"" + text + "\"";
+    m.text = text;
+    m.content_hash = "h" + text;
+    m.created_at = 1000 + seq;
+    m.stored_at = 5000;
+    m.source = "api";
+    return m;
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Database> db_;
+};
+
+TEST_F(MessageRepoTest, ConversationsAreFoundByTheirExternalId) {
+  MessageRepo repo(*db_);
+  auto c = repo.CreateConversation("trip-2023", "Trip", 100);
+  ASSERT_TRUE(c.ok());
+  auto found = repo.FindConversation("trip-2023");
+  ASSERT_TRUE(found.ok() && found->has_value());
+  EXPECT_EQ((*found)->id, c->id);
+  EXPECT_EQ((*found)->title, "Trip");
+  EXPECT_FALSE(repo.FindConversation("other")->has_value());
+}
+
+TEST_F(MessageRepoTest, CallerIdsAreUniquePerConversation) {
+  MessageRepo repo(*db_);
+  auto a = *repo.CreateConversation("a", "", 0);
+  auto b = *repo.CreateConversation("b", "", 0);
+  MessageRecord m1 = Message(a.id, 0, "D1:1", "hello");
+  ASSERT_TRUE(repo.Insert(m1).ok());
+  MessageRecord same_id_other_conv = Message(b.id, 0, "D1:1", "hello");
+  EXPECT_TRUE(repo.Insert(same_id_other_conv).ok());
+  MessageRecord clash = Message(a.id, 1, "D1:1", "other");
+  EXPECT_EQ(repo.Insert(clash).code(), Code::kConflict);
+  MessageRecord no_id_1 = Message(a.id, 2, std::nullopt, "x");
+  MessageRecord no_id_2 = Message(a.id, 3, std::nullopt, "y");
+  EXPECT_TRUE(repo.Insert(no_id_1).ok());
+  EXPECT_TRUE(repo.Insert(no_id_2).ok());
+  auto found = repo.FindByCallerId(a.id, "D1:1");
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->text, "hello");
+}
+
+TEST_F(MessageRepoTest, MessagesFromReturnsTheTailInOrder) {
+  MessageRepo repo(*db_);
+  auto c = *repo.CreateConversation("c", "", 0);
+  for (int i = 0; i < 5; ++i) {
+    MessageRecord m = Message(c.id, i, std::nullopt, "m" + std::to_string(i));
+    ASSERT_TRUE(repo.Insert(m).ok());
+  }
+  auto tail = repo.MessagesFrom(c.id, 3);
+  ASSERT_EQ(tail->size(), 2u);
+  EXPECT_EQ((*tail)[0].text, "m3");
+  EXPECT_EQ((*tail)[1].text, "m4");
+  EXPECT_EQ(repo.MessagesFrom(c.id, 0, 2)->size(), 2u);
+  EXPECT_EQ(*repo.CountMessages(), 5);
+}
+
+TEST_F(MessageRepoTest, ListConversationsPagesByMostRecent) {
+  MessageRepo repo(*db_);
+  for (int i = 0; i < 3; ++i) {
+    auto c = *repo.CreateConversation("c" + std::to_string(i), "", i);
+    c.updated_at = 100 * i;
+    ASSERT_TRUE(repo.SaveConversation(c).ok());
+  }
+  auto first = *repo.ListConversations(2, std::nullopt);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].external_id, "c2");
+  auto rest = *repo.ListConversations(2, std::make_pair(first[1].updated_at, first[1].id));
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].external_id, "c0");
+}
+
+}  // namespace
+}  // namespace cilia::store

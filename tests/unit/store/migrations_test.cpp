@@ -1,0 +1,43 @@
+#include "store/migrations.h"
+
+#include <gtest/gtest.h>
+
+#include "../testing/temp_dir.h"
+
+namespace cilia::store {
+namespace {
+
+int UserVersion(Database& db) {
+  auto s = db.Prepare("PRAGMA user_version");
+  EXPECT_TRUE((*s)->Step());
+  int v = static_cast<int>((*s)->Int(0));
+  (*s)->Reset();
+  return v;
+}
+
+TEST(Migrations, AreNumberedFromOneWithoutGaps) {
+  ASSERT_GT(kMigrationCount, 0);
+  for (int i = 0; i < kMigrationCount; ++i) EXPECT_EQ(kMigrations[i].version, i + 1) << kMigrations[i].name;
+}
+
+TEST(Migrations, ApplyOnceAndAreIdempotent) {
+  testing::TempDir dir;
+  auto db = Database::Open(dir.Sub("m.db"), {});
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(Migrate(**db).ok());
+  EXPECT_EQ(UserVersion(**db), LatestSchemaVersion());
+  ASSERT_TRUE(Migrate(**db).ok());
+  EXPECT_TRUE((*db)->Exec("SELECT count(*) FROM messages; SELECT count(*) FROM windows_fts").ok());
+}
+
+TEST(Migrations, RefuseADatabaseFromANewerCilia) {
+  testing::TempDir dir;
+  auto db = Database::Open(dir.Sub("m.db"), {});
+  ASSERT_TRUE((*db)->Exec("PRAGMA user_version=9999").ok());
+  Status st = Migrate(**db);
+  EXPECT_EQ(st.code(), Code::kInvalidArgument);
+  EXPECT_NE(st.message().find("newer"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cilia::store

@@ -1,0 +1,104 @@
+#include "store/window_repo.h"
+
+#include <gtest/gtest.h>
+
+#include "../testing/temp_dir.h"
+#include "store/message_repo.h"
+#include "store/migrations.h"
+
+namespace cilia::store {
+namespace {
+
+class WindowRepoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = std::move(*Database::Open(dir_.Sub("w.db"), {}));
+    ASSERT_TRUE(Migrate(*db_).ok());
+    conv_ = MessageRepo(*db_).CreateConversation("c", "", 0)->id;
+  }
+  int64_t Add(int64_t seq, std::string body, std::string words, std::string cjk, int64_t at) {
+    WindowRecord w;
+    w.conversation_id = conv_;
+    w.first_seq = seq;
+    w.last_seq = seq;
+    w.created_at = w.ended_at = at;
+    w.spans = "[]";
+    w.body = std::move(body);
+    w.words = std::move(words);
+    w.cjk = std::move(cjk);
+    EXPECT_TRUE(WindowRepo(*db_).Insert(w).ok());
+    return w.id;
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Database> db_;
+  int64_t conv_ = 0;
+};
+
+TEST_F(WindowRepoTest, WordsAreSearchedByBm25) {
+  WindowRepo repo(*db_);
+  int64_t a = Add(0, "我报了天府锦江半马", "我 报 了 天府 锦江 半马", "", 10);
+  Add(1, "today I ran ten km", "today i ran ten km", "", 20);
+  auto hits = repo.SearchWords("\"半马\"", {}, 10);
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].id, a);
+  EXPECT_GT((*hits)[0].score, 0);
+  EXPECT_EQ(*repo.DocumentFrequency("ran"), 1);
+  EXPECT_EQ(*repo.DocumentFrequency("absent"), 0);
+}
+
+TEST_F(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
+  WindowRepo repo(*db_);
+  int64_t a = Add(0, "密码是 Kiwi-2048!", "密码 是 kiwi 2048", "密 码 密码 是", 10);
+  auto hits = repo.SearchTrigram("\"wi-20\"", {}, 10);
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].id, a);
+  auto two = repo.SearchCjk("\"密码\"", {}, 10);
+  ASSERT_EQ(two->size(), 1u);
+  EXPECT_TRUE(repo.SearchCjk("\"码是\"", {}, 10)->empty());
+}
+
+TEST_F(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
+  WindowRepo repo(*db_);
+  Add(0, "kiwi one", "kiwi one", "", 100);
+  int64_t late = Add(1, "kiwi two", "kiwi two", "", 200);
+  WindowFilter f;
+  f.from_ms = 150;
+  auto hits = repo.SearchWords("\"kiwi\"", f, 10);
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].id, late);
+  f = {};
+  f.conversation_id = conv_ + 1;
+  EXPECT_TRUE(repo.SearchWords("\"kiwi\"", f, 10)->empty());
+  auto recent = repo.Recent({}, 10);
+  ASSERT_EQ(recent->size(), 2u);
+  EXPECT_EQ((*recent)[0].id, late);
+}
+
+TEST_F(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
+  WindowRepo repo(*db_);
+  Add(0, "alpha", "alpha", "", 1);
+  int64_t b = Add(3, "bravo", "bravo", "", 2);
+  auto gone = repo.DeleteFrom(conv_, 3, 0);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_EQ(*gone, std::vector<int64_t>{b});
+  EXPECT_TRUE(repo.SearchWords("\"bravo\"", {}, 10)->empty());
+  EXPECT_TRUE(repo.SearchTrigram("\"bravo\"", {}, 10)->empty());
+  EXPECT_EQ(repo.SearchWords("\"alpha\"", {}, 10)->size(), 1u);
+  EXPECT_TRUE(repo.OptimizeIndexes().ok());
+}
+
+TEST_F(WindowRepoTest, VectorsAreKeptPerEmbedder) {
+  WindowRepo repo(*db_);
+  int64_t a = Add(0, "a", "a", "", 1);
+  int64_t b = Add(1, "b", "b", "", 2);
+  ASSERT_TRUE(repo.PutVector(a, "hash-v1-4", {1, 0, 0, 0}).ok());
+  auto vecs = repo.VectorsOf("hash-v1-4");
+  ASSERT_EQ(vecs->size(), 1u);
+  EXPECT_EQ((*vecs)[0].vec, (std::vector<float>{1, 0, 0, 0}));
+  EXPECT_EQ(*repo.MissingVectors("hash-v1-4", 10), std::vector<int64_t>{b});
+  EXPECT_EQ(repo.MissingVectors("other", 10)->size(), 2u);
+}
+
+}  // namespace
+}  // namespace cilia::store
