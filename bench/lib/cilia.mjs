@@ -8,7 +8,12 @@ export async function openCilia({ url, key, dataDir } = {}) {
     const base = url.replace(/\/$/, '');
     return { url: base, pid: null, api: (path, options = {}) => request(base, path, { key, ...options }), stop: async () => {} };
   }
-  const server = await startServer({ dataDir, startTimeoutMs: 120_000 });
+  // Retrieval and index knobs from the caller's environment reach the server,
+  // so that weights can be tuned without editing anything.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => /^CILIA_(RETRIEVAL|INDEX|EMBEDDING)_/.test(name)),
+  );
+  const server = await startServer({ dataDir, startTimeoutMs: 120_000, env });
   return { url: server.url, pid: server.pid, api: server.api, stop: () => server.stop() };
 }
 

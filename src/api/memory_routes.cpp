@@ -165,7 +165,8 @@ void RegisterMemoryRoutes(ApiServer& server, memory::Registry& registry) {
                   [&registry, count_access](const httplib::Request& req, httplib::Response& res, const Principal& who) {
                     auto body = ParseJsonBody(req);
                     if (!body.ok()) return ReplyError(res, body.status());
-                    auto request = memory::ParseRecallRequest(*body, registry.tz());
+                    auto request = memory::ParseRecallRequest(*body, registry.tz(), registry.config().retrieval.default_limit,
+                                                                registry.config().retrieval.max_limit);
                     if (!request.ok()) return ReplyError(res, request.status());
                     WithNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
                       CILIA_ASSIGN_OR_RETURN(auto reply, memory::Recall(ns, *request, count_access));

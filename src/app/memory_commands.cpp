@@ -91,7 +91,8 @@ int RunRecall(const CommandLine& cl) {
   if (cl.Has("now")) body["now"] = cl.Get("now");
   if (cl.Has("conversation")) body["conversation_id"] = cl.Get("conversation");
   if (cl.Has("exact")) body["exact"] = true;
-  auto request = memory::ParseRecallRequest(body, opened->ns->tz());
+  auto request = memory::ParseRecallRequest(body, opened->ns->tz(), opened->config.retrieval.default_limit,
+                                           opened->config.retrieval.max_limit);
   if (!request.ok()) return ExitWithError(request.status(), kExitUsage);
   auto reply = memory::Recall(*opened->ns, *request, /*count_access=*/true);
   if (!reply.ok()) return ExitWithError(reply.status(), kExitFailure);

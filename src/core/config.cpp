@@ -132,7 +132,9 @@ const std::vector<SectionSpec>& Sections() {
        {Key("vector_weight", &Config::retrieval, &RetrievalConfig::vector_weight),
         Key("lexical_weight", &Config::retrieval, &RetrievalConfig::lexical_weight),
         Key("rrf_k", &Config::retrieval, &RetrievalConfig::rrf_k),
-        Key("recency_half_life_days", &Config::retrieval, &RetrievalConfig::recency_half_life_days),
+        Key("recency_days", &Config::retrieval, &RetrievalConfig::recency_days),
+        Key("min_vector_similarity", &Config::retrieval, &RetrievalConfig::min_vector_similarity),
+        Key("relative_floor", &Config::retrieval, &RetrievalConfig::relative_floor),
         Key("per_conversation_day_cap", &Config::retrieval, &RetrievalConfig::per_conversation_day_cap),
         Key("default_limit", &Config::retrieval, &RetrievalConfig::default_limit),
         Key("max_limit", &Config::retrieval, &RetrievalConfig::max_limit)}},
@@ -583,7 +585,9 @@ Status Loader::ValidateRetrieval() const {
     return Bad("retrieval.vector_weight", "vector_weight and lexical_weight must not both be 0");
   }
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.rrf_k", r.rrf_k, 1, 100000));
-  CILIA_RETURN_IF_ERROR(CheckRange("retrieval.recency_half_life_days", r.recency_half_life_days, 0.001, 1e6));
+  CILIA_RETURN_IF_ERROR(CheckRange("retrieval.recency_days", r.recency_days, 0.001, 1e6));
+  CILIA_RETURN_IF_ERROR(CheckRange("retrieval.min_vector_similarity", r.min_vector_similarity, -1, 1));
+  CILIA_RETURN_IF_ERROR(CheckRange("retrieval.relative_floor", r.relative_floor, 0, 1));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.per_conversation_day_cap", r.per_conversation_day_cap, 0, 1000));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.max_limit", r.max_limit, 1, 1000));
   return CheckRange("retrieval.default_limit", r.default_limit, 1, r.max_limit);

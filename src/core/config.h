@@ -78,7 +78,9 @@ struct RetrievalConfig {
   double vector_weight = 0.7;
   double lexical_weight = 0.3;
   int rrf_k = 60;
-  double recency_half_life_days = 60;
+  double recency_days = 60;           // e-folding time of the recency multiplier
+  double min_vector_similarity = 0.1;  // vector-only hits below this cosine are dropped
+  double relative_floor = 0.15;        // results under this share of the best score are dropped
   int per_conversation_day_cap = 2;  // windows per conversation and day in one answer; 0: no cap
   int default_limit = 10;
   int max_limit = 100;

@@ -9,27 +9,32 @@
 
 namespace cilia::index {
 
-Result<LexicalTerms> ChooseTerms(store::WindowRepo& repo, std::string_view query, int64_t total_docs,
-                                 double common_share) {
+LexicalTerms ChooseTerms(const Bm25Index& index, std::string_view query, double common_share) {
   LexicalTerms out;
   std::unordered_set<std::string> seen;
   std::vector<std::pair<int64_t, std::string>> by_df;
   for (std::string& w : text::WordSegmenter::Get().Words(query)) {
     if (text::IsStopWord(w) || !seen.insert(w).second) continue;
-    CILIA_ASSIGN_OR_RETURN(int64_t df, repo.DocumentFrequency(w));
+    int64_t df = index.DocumentFrequency(w);
     if (df == 0) continue;  // matches nothing
     by_df.emplace_back(df, std::move(w));
   }
-  const int64_t common = std::max<int64_t>(50, static_cast<int64_t>(common_share * static_cast<double>(total_docs)));
-  for (auto& [df, w] : by_df) {
-    (df > common ? out.dropped : out.terms).push_back(w);
-  }
+  const auto total = static_cast<double>(index.size());
+  const int64_t common = std::max<int64_t>(50, static_cast<int64_t>(common_share * total));
+  for (auto& [df, w] : by_df) (df > common ? out.dropped : out.terms).push_back(w);
   if (out.terms.empty() && !by_df.empty()) {
     std::sort(by_df.begin(), by_df.end());
     out.dropped.clear();
     for (size_t i = 0; i < by_df.size(); ++i) (i < 2 ? out.terms : out.dropped).push_back(by_df[i].second);
   }
   return out;
+}
+
+std::vector<std::pair<int64_t, double>> SearchLexical(const Bm25Index& index, std::string_view query, size_t limit,
+                                                      const std::function<bool(int64_t)>& allow) {
+  LexicalTerms terms = ChooseTerms(index, query);
+  if (terms.terms.empty()) return {};
+  return index.Search(terms.terms, limit, allow);
 }
 
 std::string PhraseExpression(std::string_view text) {
@@ -42,32 +47,43 @@ std::string PhraseExpression(std::string_view text) {
   return out;
 }
 
-std::string MatchAnyExpression(const std::vector<std::string>& terms) {
+std::string TrigramExpression(std::string_view text) {
+  std::u32string cps = text::DecodeUtf8(text);
+  std::unordered_set<std::u32string> seen;
   std::string out;
-  for (const auto& t : terms) {
-    if (!out.empty()) out += " OR ";
-    out += PhraseExpression(t);
+  for (size_t i = 0; i + 3 <= cps.size(); ++i) {
+    std::u32string piece = cps.substr(i, 3);
+    if (!seen.insert(piece).second) continue;
+    if (!out.empty()) out += " AND ";
+    out += PhraseExpression(text::EncodeUtf8(piece));
   }
   return out;
 }
 
-Result<std::vector<store::ScoredId>> SearchLexical(store::WindowRepo& repo, std::string_view query,
-                                                   const store::WindowFilter& filter, int limit, int64_t total_docs) {
-  CILIA_ASSIGN_OR_RETURN(LexicalTerms terms, ChooseTerms(repo, query, total_docs));
-  if (terms.terms.empty()) return std::vector<store::ScoredId>{};
-  return repo.SearchWords(MatchAnyExpression(terms.terms), filter, limit);
-}
-
-Result<std::vector<store::ScoredId>> SearchExactCandidates(store::WindowRepo& repo, std::string_view text,
-                                                           const store::WindowFilter& filter, int limit) {
+Result<std::vector<int64_t>> SearchExactCandidates(const Bm25Index& index, store::WindowRepo& repo,
+                                                   std::string_view text, const store::WindowFilter& filter,
+                                                   const std::function<bool(int64_t)>& allow, int limit) {
   std::u32string cps = text::DecodeUtf8(text);
-  if (cps.size() >= 3) return repo.SearchTrigram(PhraseExpression(text), filter, limit);
-  if (cps.empty()) return std::vector<store::ScoredId>{};
-  bool all_han = std::all_of(cps.begin(), cps.end(), text::IsHan);
-  if (all_han) return repo.SearchCjk(PhraseExpression(text), filter, limit);
-  // One or two Latin characters or digits: only whole words can be looked up.
-  std::string norm = text::NormalizeForMatch(text);
-  return repo.SearchWords(PhraseExpression(norm), filter, limit);
+  std::vector<int64_t> ids;
+  auto append = [&](const std::vector<store::ScoredId>& hits) {
+    for (const auto& h : hits) {
+      if (std::find(ids.begin(), ids.end(), h.id) == ids.end()) ids.push_back(h.id);
+    }
+  };
+  if (!cps.empty() && cps.size() <= 2 && std::all_of(cps.begin(), cps.end(), text::IsHan)) {
+    CILIA_ASSIGN_OR_RETURN(auto hits, repo.SearchCjk(PhraseExpression(text), filter, limit));
+    append(hits);
+    return ids;
+  }
+  // Windows holding every word of the text cover the usual case cheaply;
+  // text that cuts through words needs the trigram table as well.
+  std::vector<std::string> words = text::WordSegmenter::Get().Words(text);
+  if (!words.empty()) ids = index.ContainingAll(words, static_cast<size_t>(limit), allow);
+  if (static_cast<int>(ids.size()) < limit && cps.size() >= 3) {
+    CILIA_ASSIGN_OR_RETURN(auto hits, repo.SearchTrigram(TrigramExpression(text), filter, limit));
+    append(hits);
+  }
+  return ids;
 }
 
 bool ContainsForMatch(std::string_view body, std::string_view needle) {

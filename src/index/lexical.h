@@ -1,40 +1,48 @@
-// The lexical lane over windows: BM25 on segmented words, and exact
-// substring lookup (trigram table, or Han n-grams for 1-2 characters).
+// The lexical lane over windows: BM25 on segmented words (in memory), and
+// exact substring lookup (words in memory, else the trigram table, or Han
+// n-grams for 1-2 characters).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/status.h"
+#include "index/bm25_index.h"
 #include "store/window_repo.h"
 
 namespace cilia::index {
 
-// Terms of a query for BM25: segmented words without stop words and
-// duplicates. Terms present in more than `common_share` of `total_docs`
-// windows are dropped too (they rank nothing and make FTS5 slow), unless
-// every term is that common, in which case the rarest two stay.
+// Terms of a query for BM25: segmented words without stop words, duplicates
+// and words no window holds. Terms present in more than `common_share` of
+// the windows are dropped too (they rank nothing), unless every term is that
+// common, in which case the rarest two stay.
 struct LexicalTerms {
   std::vector<std::string> terms;
   std::vector<std::string> dropped;
 };
-Result<LexicalTerms> ChooseTerms(store::WindowRepo& repo, std::string_view query, int64_t total_docs,
-                                 double common_share = 0.2);
+LexicalTerms ChooseTerms(const Bm25Index& index, std::string_view query, double common_share = 0.2);
 
-// An FTS5 MATCH expression: the terms, each quoted, joined by OR.
-std::string MatchAnyExpression(const std::vector<std::string>& terms);
-// An FTS5 phrase for an exact substring, with quotes doubled.
+// Windows ranked by BM25 for `query`, best first, only those `allow` accepts.
+std::vector<std::pair<int64_t, double>> SearchLexical(const Bm25Index& index, std::string_view query, size_t limit,
+                                                      const std::function<bool(int64_t)>& allow = {});
+
+// An FTS5 phrase for one token, with quotes doubled.
 std::string PhraseExpression(std::string_view text);
+// Every distinct three-character piece of `text` (at least 3 characters),
+// each quoted, joined by AND: the trigram table keeps no positions, so this
+// finds a superset of the windows holding `text`, which the caller verifies.
+std::string TrigramExpression(std::string_view text);
 
-// Windows ranked by BM25 for `query`, best first.
-Result<std::vector<store::ScoredId>> SearchLexical(store::WindowRepo& repo, std::string_view query,
-                                                   const store::WindowFilter& filter, int limit, int64_t total_docs);
-
-// Candidate windows for an exact lookup of `text`, best first (not yet
+// Candidate windows for an exact lookup of `text`, newest first (not yet
 // verified: the caller checks the window body really contains the text).
-Result<std::vector<store::ScoredId>> SearchExactCandidates(store::WindowRepo& repo, std::string_view text,
-                                                           const store::WindowFilter& filter, int limit);
+// Windows holding every word of `text` come from the in-memory index; when
+// there are none (the text cuts through words), the trigram or Han n-gram
+// table is asked.
+Result<std::vector<int64_t>> SearchExactCandidates(const Bm25Index& index, store::WindowRepo& repo,
+                                                   std::string_view text, const store::WindowFilter& filter,
+                                                   const std::function<bool(int64_t)>& allow, int limit);
 
 // Whether `body` contains `needle`, compared after normalisation for
 // matching (case, width), so "PB" finds "pb" and "ＡＢＣ" finds "abc".

@@ -206,9 +206,13 @@ Status Archive::ReplaceWindowsFrom(store::Database& db, int64_t conversation_id,
 void Archive::ApplyToCaches(const std::vector<int64_t>& removed, const std::vector<store::WindowRecord>& added) {
   for (int64_t id : removed) {
     ns_.vectors().Remove(id);
+    ns_.words().Remove(id);
     ns_.RemoveWindowMeta(id);
   }
-  for (const auto& w : added) ns_.PutWindowMeta(w.id, {w.conversation_id, w.created_at, w.ended_at, 0});
+  for (const auto& w : added) {
+    ns_.PutWindowMeta(w.id, {w.conversation_id, w.created_at, w.ended_at, 0});
+    ns_.words().Add(w.id, w.words);
+  }
 }
 
 Status Archive::EmbedWindows(const std::vector<store::WindowRecord>& windows) {

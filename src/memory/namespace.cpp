@@ -1,5 +1,9 @@
 #include "memory/namespace.h"
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "store/window_repo.h"
 
 namespace cilia::memory {
@@ -17,12 +21,15 @@ Result<std::shared_ptr<Namespace>> Namespace::Open(const NamespaceOptions& optio
 Status Namespace::LoadCaches() {
   return store_->Read([&](store::Database& db) -> Status {
     store::WindowRepo repo(db);
-    CILIA_ASSIGN_OR_RETURN(auto metas, repo.AllMeta());
     {
       std::unique_lock lock(meta_mu_);
-      meta_.reserve(metas.size());
-      for (const auto& m : metas) meta_[m.id] = {m.conversation_id, m.created_at, m.ended_at, m.access_count};
+      CILIA_RETURN_IF_ERROR(repo.ForEachMeta([&](const store::WindowRepo::Meta& m, std::string_view words) {
+        meta_[m.id] = {m.conversation_id, m.created_at, m.ended_at, m.access_count};
+        words_.Add(m.id, words);
+      }));
     }
+    CILIA_ASSIGN_OR_RETURN(bool cached, LoadVectorCache(repo));
+    if (cached) return Status::Ok();
     CILIA_ASSIGN_OR_RETURN(auto vecs, repo.VectorsOf(embedder_->id()));
     std::vector<int64_t> ids;
     std::vector<float> flat;
@@ -35,6 +42,41 @@ Status Namespace::LoadCaches() {
     }
     return vectors_->UpsertMany(ids, flat);
   });
+}
+
+namespace {
+std::string CacheKey(const std::string& embedder, std::pair<int64_t, int64_t> stats) {
+  return embedder + "\n" + std::to_string(stats.first) + "\n" + std::to_string(stats.second) + "\n";
+}
+}  // namespace
+
+Result<bool> Namespace::LoadVectorCache(store::WindowRepo& repo) {
+  const std::string key_path = VectorCachePath() + ".key";
+  std::ifstream key_in(key_path);
+  if (!key_in) return false;
+  std::string saved((std::istreambuf_iterator<char>(key_in)), std::istreambuf_iterator<char>());
+  key_in.close();
+  std::filesystem::remove(key_path);  // one use only: a crash after this start must not reuse it
+  CILIA_ASSIGN_OR_RETURN(auto stats, repo.VectorStats(embedder_->id()));
+  if (saved != CacheKey(embedder_->id(), stats)) return false;
+  auto loaded = index::VectorIndex::LoadFrom(VectorCachePath(), options_.hnsw_threshold);
+  if (!loaded.ok() || (*loaded)->dimension() != embedder_->dimension() ||
+      static_cast<int64_t>((*loaded)->size()) != stats.first) {
+    return false;
+  }
+  vectors_ = std::move(*loaded);
+  return true;
+}
+
+Status Namespace::SaveVectorCache() {
+  CILIA_ASSIGN_OR_RETURN(auto stats, store_->Read([&](store::Database& db) {
+    return store::WindowRepo(db).VectorStats(embedder_->id());
+  }));
+  if (static_cast<int64_t>(vectors_->size()) != stats.first) return Status::Ok();  // not in step: rebuild next time
+  CILIA_RETURN_IF_ERROR(vectors_->SaveTo(VectorCachePath()));
+  std::ofstream out(VectorCachePath() + ".key", std::ios::trunc);
+  out << CacheKey(embedder_->id(), stats);
+  return out ? Status::Ok() : Status::IOError("write " + VectorCachePath() + ".key");
 }
 
 void Namespace::PutWindowMeta(int64_t id, WindowMeta meta) {

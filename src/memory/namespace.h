@@ -12,9 +12,11 @@
 #include "core/clock.h"
 #include "core/time.h"
 #include "embed/embedder.h"
+#include "index/bm25_index.h"
 #include "index/fusion.h"
 #include "index/vector_index.h"
 #include "store/namespace_store.h"
+#include "store/window_repo.h"
 
 namespace cilia::memory {
 
@@ -24,6 +26,8 @@ struct NamespaceOptions {
   bool full_sync = false;
   size_t hnsw_threshold = 50000;
   index::RankingOptions ranking;
+  int default_limit = 10;  // recall results when a request gives no limit
+  int max_limit = 100;
 };
 
 // What recall needs to know of a window without reading it.
@@ -45,6 +49,7 @@ class Namespace {
   store::NamespaceStore& store() { return *store_; }
   const embed::Embedder& embedder() const { return *embedder_; }
   index::VectorIndex& vectors() { return *vectors_; }
+  index::Bm25Index& words() { return words_; }
   const TimeZone& tz() const { return tz_; }
   const Clock& clock() const { return clock_; }
 
@@ -54,6 +59,13 @@ class Namespace {
   std::optional<WindowMeta> GetWindowMeta(int64_t id) const;
   void AddAccess(int64_t id);
   size_t WindowCount() const;
+
+
+  // Saves the in-memory vector index beside the database, keyed to the
+  // embedder and the vectors table, so the next start need not rebuild HNSW.
+  // The key is removed when the copy is loaded: after a crash, the next
+  // start rebuilds from the table.
+  Status SaveVectorCache();
 
   // Embeds windows that have no vector of the current embedder (after an
   // embedder change, or a remote embedder that failed); up to `batch` at a
@@ -65,6 +77,8 @@ class Namespace {
             const Clock& clock)
       : options_(std::move(options)), embedder_(std::move(embedder)), tz_(tz), clock_(clock) {}
   Status LoadCaches();
+  Result<bool> LoadVectorCache(store::WindowRepo& repo);
+  std::string VectorCachePath() const { return options_.dir + "/vectors.cache"; }
 
   NamespaceOptions options_;
   std::shared_ptr<const embed::Embedder> embedder_;
@@ -72,6 +86,7 @@ class Namespace {
   const Clock& clock_;
   std::unique_ptr<store::NamespaceStore> store_;
   std::unique_ptr<index::VectorIndex> vectors_;
+  index::Bm25Index words_;
   mutable std::shared_mutex meta_mu_;
   std::unordered_map<int64_t, WindowMeta> meta_;
 };

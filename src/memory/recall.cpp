@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_set>
 #include <unordered_map>
 
 #include "core/timewords.h"
@@ -106,9 +107,11 @@ Rendered Render(const Group& g, const store::ConversationRecord& conv,
 
 }  // namespace
 
-Result<RecallRequest> ParseRecallRequest(const nlohmann::json& body, const TimeZone& tz) {
+Result<RecallRequest> ParseRecallRequest(const nlohmann::json& body, const TimeZone& tz, int default_limit,
+                                         int max_limit) {
   if (!body.is_object()) return Status::InvalidArgument("body: must be a JSON object");
   RecallRequest r;
+  r.limit = default_limit;
   if (!body.contains("query") || !body["query"].is_string()) {
     return Status::InvalidArgument("query: required, a non-empty string");
   }
@@ -117,10 +120,12 @@ Result<RecallRequest> ParseRecallRequest(const nlohmann::json& body, const TimeZ
     return Status::InvalidArgument("query: must not be empty");
   }
   if (body.contains("limit") && !body["limit"].is_null()) {
-    if (!body["limit"].is_number_integer()) return Status::InvalidArgument("limit: must be an integer 1..100");
+    if (!body["limit"].is_number_integer()) {
+      return Status::InvalidArgument(fmt::format("limit: must be an integer 1..{}", max_limit));
+    }
     int64_t limit = body["limit"].get<int64_t>();
-    if (limit < 1 || limit > kMaxRecallLimit) {
-      return Status::InvalidArgument(fmt::format("limit: must be 1..{}, got {}", kMaxRecallLimit, limit));
+    if (limit < 1 || limit > max_limit) {
+      return Status::InvalidArgument(fmt::format("limit: must be 1..{}, got {}", max_limit, limit));
     }
     r.limit = static_cast<int>(limit);
   }
@@ -180,30 +185,42 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
   }
   const int fetch = std::max(30, 3 * req.limit);
 
-  CILIA_ASSIGN_OR_RETURN(
-      auto lexical, ns.store().Read([&](store::Database& db) -> Result<std::vector<store::ScoredId>> {
-        store::MessageRepo messages(db);
-        store::WindowRepo windows(db);
-        if (req.conversation_id) {
-          CILIA_ASSIGN_OR_RETURN(auto conv, messages.FindConversation(*req.conversation_id));
-          if (!conv) return std::vector<store::ScoredId>{};
-          filter.conversation_id = conv->id;
-        }
-        if (req.exact) return index::SearchExactCandidates(windows, req.query, filter, fetch * 2);
-        CILIA_ASSIGN_OR_RETURN(auto hits, index::SearchLexical(windows, lexical_text, filter, fetch,
-                                                               static_cast<int64_t>(ns.WindowCount())));
-        return hits;
-      }));
-  if (req.conversation_id && !filter.conversation_id) return reply;  // no such conversation
+  if (req.conversation_id) {
+    CILIA_ASSIGN_OR_RETURN(auto conv, ns.store().Read([&](store::Database& db) {
+      return store::MessageRepo(db).FindConversation(*req.conversation_id);
+    }));
+    if (!conv) return reply;  // no such conversation: nothing to find
+    filter.conversation_id = conv->id;
+  }
+  const bool filtered = filter.conversation_id || filter.from_ms || filter.to_ms;
+  // Under a filter, the windows it allows are listed first: the lanes then
+  // test a set instead of the catalogue, and a filter that allows nothing
+  // (a day with no chat) answers at once instead of scanning every vector.
+  std::unordered_set<int64_t> allowed_ids;
+  std::function<bool(int64_t)> allowed;
+  if (filtered) {
+    CILIA_ASSIGN_OR_RETURN(auto ids, ns.store().Read([&](store::Database& db) {
+      return store::WindowRepo(db).IdsWhere(filter);
+    }));
+    allowed_ids.insert(ids.begin(), ids.end());
+    if (allowed_ids.empty()) {
+      reply.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+      return reply;
+    }
+    allowed = [&](int64_t id) { return allowed_ids.count(id) > 0; };
+  }
 
-  auto allowed = [&](int64_t id) {
-    auto meta = ns.GetWindowMeta(id);
-    if (!meta) return false;
-    if (filter.conversation_id && meta->conversation_id != *filter.conversation_id) return false;
-    if (filter.from_ms && meta->ended_at < *filter.from_ms) return false;
-    if (filter.to_ms && meta->created_at >= *filter.to_ms) return false;
-    return true;
-  };
+  std::vector<int64_t> lexical_ids;
+  if (req.exact) {
+    CILIA_ASSIGN_OR_RETURN(lexical_ids, ns.store().Read([&](store::Database& db) {
+      store::WindowRepo windows(db);
+      return index::SearchExactCandidates(ns.words(), windows, req.query, filter, allowed, fetch * 2);
+    }));
+  } else {
+    for (const auto& [id, score] : index::SearchLexical(ns.words(), lexical_text, fetch, allowed)) {
+      lexical_ids.push_back(id);
+    }
+  }
 
   std::vector<int64_t> vector_ids;
   std::unordered_map<int64_t, float> similarity;
@@ -211,15 +228,12 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     CILIA_ASSIGN_OR_RETURN(auto qv, ns.embedder().Embed({lexical_text.empty() ? req.query : lexical_text}));
     bool nonzero = !qv.empty() && std::any_of(qv[0].begin(), qv[0].end(), [](float x) { return x != 0; });
     if (nonzero) {
-      bool filtered = filter.conversation_id || filter.from_ms || filter.to_ms;
-      for (const auto& [id, sim] : ns.vectors().Search(qv[0], fetch, filtered ? allowed : std::function<bool(int64_t)>{})) {
+      for (const auto& [id, sim] : ns.vectors().Search(qv[0], fetch, allowed)) {
         vector_ids.push_back(id);
         similarity[id] = sim;
       }
     }
   }
-  std::vector<int64_t> lexical_ids;
-  for (const auto& h : lexical) lexical_ids.push_back(h.id);
   // A question that is only a time ("what happened yesterday"): the
   // windows of that time, newest first.
   if (lexical_ids.empty() && vector_ids.empty() && !req.exact && (filter.from_ms || filter.to_ms)) {

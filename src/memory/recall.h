@@ -26,10 +26,9 @@ struct RecallRequest {
   std::optional<UnixMs> now;
 };
 
-inline constexpr int kMaxRecallLimit = 100;
-
 // Validates a request body; errors name the field ("limit: must be 1..100").
-Result<RecallRequest> ParseRecallRequest(const nlohmann::json& body, const TimeZone& tz);
+Result<RecallRequest> ParseRecallRequest(const nlohmann::json& body, const TimeZone& tz, int default_limit = 10,
+                                         int max_limit = 100);
 
 struct RecallResult {
   std::string layer = "archive";

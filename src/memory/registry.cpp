@@ -45,7 +45,11 @@ Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) {
   o.ranking.vector_weight = rc.vector_weight;
   o.ranking.lexical_weight = rc.lexical_weight;
   o.ranking.rrf_k = rc.rrf_k;
-  o.ranking.recency_days = rc.recency_half_life_days;
+  o.ranking.recency_days = rc.recency_days;
+  o.ranking.min_vector_similarity = rc.min_vector_similarity;
+  o.ranking.relative_floor = rc.relative_floor;
+  o.default_limit = rc.default_limit;
+  o.max_limit = rc.max_limit;
   o.ranking.per_conversation_day_cap = rc.per_conversation_day_cap > 0 ? rc.per_conversation_day_cap : 1 << 30;
   CILIA_ASSIGN_OR_RETURN(auto ns, Namespace::Open(o, embedder_, tz_, clock_));
   open_.emplace(name, ns);
@@ -88,6 +92,11 @@ void Registry::Stop() {
   }
   queue_cv_.notify_all();
   if (worker_.joinable()) worker_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [name, ns] : open_) {
+    Status st = ns->SaveVectorCache();
+    if (!st.ok()) LogWarn("saving the vector cache of {}: {}", name, st.ToString());
+  }
 }
 
 void Registry::BackgroundLoop() {

@@ -32,7 +32,7 @@ WindowRecord ReadWindow(const Statement& s) {
 // SQL for the filter's conditions on windows aliased `w`, and their binder.
 std::string FilterSql(const WindowFilter& f) {
   std::string sql;
-  if (f.from_ms) sql += " AND w.ended_at >= ?";
+  if (f.from_ms) sql += " AND w.created_at >= ?";
   if (f.to_ms) sql += " AND w.created_at < ?";
   if (f.conversation_id) sql += " AND w.conversation_id = ?";
   return sql;
@@ -126,13 +126,11 @@ Result<std::vector<int64_t>> WindowRepo::DeleteFrom(int64_t conversation_id, int
   return ids;
 }
 
-Result<std::vector<WindowRepo::Meta>> WindowRepo::AllMeta() {
+Status WindowRepo::ForEachMeta(const std::function<void(const Meta&, std::string_view words)>& visit) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT id, conversation_id, created_at, ended_at, "
-                                                    "access_count FROM windows"));
-  std::vector<Meta> out;
-  while (s->Step()) out.push_back({s->Int(0), s->Int(1), s->Int(2), s->Int(3), s->Int(4)});
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+                                                    "access_count, words FROM windows ORDER BY id"));
+  while (s->Step()) visit({s->Int(0), s->Int(1), s->Int(2), s->Int(3), s->Int(4)}, s->TextView(5));
+  return s->status();
 }
 
 Result<int64_t> WindowRepo::Count() {
@@ -156,27 +154,20 @@ Status WindowRepo::RecordRecall(int64_t id, int64_t at_ms, std::string_view quer
 
 Result<std::vector<ScoredId>> WindowRepo::SearchFts(const char* table, const std::string& match,
                                                     const WindowFilter& filter, int limit) {
-  // bm25() is lower-is-better; negate so that higher is better everywhere.
   std::string sql;
   bool filtered = filter.from_ms || filter.to_ms || filter.conversation_id;
   if (filtered) {
-    sql = fmt::format(
-        "SELECT f.rowid, -bm25({0}) FROM {0} f JOIN windows w ON w.id = f.rowid WHERE {0} MATCH ?{1} "
-        "ORDER BY bm25({0}) LIMIT ?",
-        table, FilterSql(filter));
+    sql = fmt::format("SELECT f.rowid, f.rowid FROM {0} f JOIN windows w ON w.id = f.rowid WHERE {0} MATCH ?{1} "
+                      "ORDER BY f.rowid DESC LIMIT ?",
+                      table, FilterSql(filter));
   } else {
-    sql = fmt::format("SELECT rowid, -bm25({0}) FROM {0} WHERE {0} MATCH ? ORDER BY bm25({0}) LIMIT ?", table);
+    sql = fmt::format("SELECT f.rowid, f.rowid FROM {0} f WHERE {0} MATCH ? ORDER BY f.rowid DESC LIMIT ?", table);
   }
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(sql));
   s->Bind(1, match);
   int next = BindFilter(s, 2, filter);
   s->Bind(next, limit);
   return ReadScored(s);
-}
-
-Result<std::vector<ScoredId>> WindowRepo::SearchWords(const std::string& match, const WindowFilter& filter,
-                                                      int limit) {
-  return SearchFts("windows_fts", match, filter, limit);
 }
 
 Result<std::vector<ScoredId>> WindowRepo::SearchTrigram(const std::string& match, const WindowFilter& filter,
@@ -189,6 +180,16 @@ Result<std::vector<ScoredId>> WindowRepo::SearchCjk(const std::string& match, co
   return SearchFts("windows_cjk", match, filter, limit);
 }
 
+Result<std::vector<int64_t>> WindowRepo::IdsWhere(const WindowFilter& filter) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT w.id FROM windows w WHERE 1{}", FilterSql(filter))));
+  BindFilter(s, 1, filter);
+  std::vector<int64_t> out;
+  while (s->Step()) out.push_back(s->Int(0));
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
 Result<std::vector<ScoredId>> WindowRepo::Recent(const WindowFilter& filter, int limit) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT w.id, w.created_at FROM windows w WHERE 1"
                                                                 "{} ORDER BY w.created_at DESC LIMIT ?",
@@ -196,15 +197,6 @@ Result<std::vector<ScoredId>> WindowRepo::Recent(const WindowFilter& filter, int
   int next = BindFilter(s, 1, filter);
   s->Bind(next, limit);
   return ReadScored(s);
-}
-
-Result<int64_t> WindowRepo::DocumentFrequency(std::string_view word) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT doc FROM windows_vocab WHERE term = ?"));
-  s->Bind(1, word);
-  int64_t n = s->Step() ? s->Int(0) : 0;
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return n;
 }
 
 Status WindowRepo::PutVector(int64_t window_id, std::string_view embedder, const std::vector<float>& vec) {
@@ -233,6 +225,17 @@ Result<std::vector<StoredVector>> WindowRepo::VectorsOf(std::string_view embedde
   return out;
 }
 
+Result<std::pair<int64_t, int64_t>> WindowRepo::VectorStats(std::string_view embedder) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*), coalesce(max(window_id), 0) FROM "
+                                                    "window_vectors WHERE embedder = ?"));
+  s->Bind(1, embedder);
+  std::pair<int64_t, int64_t> out{0, 0};
+  if (s->Step()) out = {s->Int(0), s->Int(1)};
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return out;
+}
+
 Result<std::vector<int64_t>> WindowRepo::MissingVectors(std::string_view embedder, int limit) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("SELECT w.id FROM windows w LEFT JOIN window_vectors v ON v.window_id = w.id "
@@ -246,7 +249,6 @@ Result<std::vector<int64_t>> WindowRepo::MissingVectors(std::string_view embedde
 
 Status WindowRepo::OptimizeIndexes() {
   return db_.Exec(
-      "INSERT INTO windows_fts(windows_fts) VALUES ('optimize');"
       "INSERT INTO windows_trigram(windows_trigram) VALUES ('optimize');"
       "INSERT INTO windows_cjk(windows_cjk) VALUES ('optimize');");
 }

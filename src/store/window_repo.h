@@ -3,6 +3,7 @@
 // character lookups, and the vectors. All of it can be rebuilt from messages.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,9 +14,10 @@
 
 namespace cilia::store {
 
-// Restricts a search to a time range and/or one conversation.
+// Restricts a search to a time range and/or one conversation. A window's
+// time is that of its first message (the date its header shows).
 struct WindowFilter {
-  std::optional<int64_t> from_ms;  // window's time range must reach into [from, to)
+  std::optional<int64_t> from_ms;  // window time in [from, to)
   std::optional<int64_t> to_ms;
   std::optional<int64_t> conversation_id;
 };
@@ -45,29 +47,33 @@ class WindowRepo {
   // Deletes the conversation's windows starting at or after (seq, segment)
   // and returns their ids.
   Result<std::vector<int64_t>> DeleteFrom(int64_t conversation_id, int64_t first_seq, int64_t first_segment);
-  // (id, conversation, created_at, ended_at, access_count) of every window, for the in-memory catalogue.
+  // Every window's catalogue entry and words, for the in-memory indexes.
   struct Meta {
     int64_t id, conversation_id, created_at, ended_at, access_count;
   };
-  Result<std::vector<Meta>> AllMeta();
+  Status ForEachMeta(const std::function<void(const Meta&, std::string_view words)>& visit);
   Result<int64_t> Count();
   // A real recall of the window: access count +1 and a recall_log row.
   Status RecordRecall(int64_t id, int64_t at_ms, std::string_view query, double score);
 
-  // BM25 over `words`; `match` is an FTS5 MATCH expression.
-  Result<std::vector<ScoredId>> SearchWords(const std::string& match, const WindowFilter& filter, int limit);
-  // Candidates that may contain `text` verbatim: trigram (>= 3 code points)
-  // or Han n-gram table (1-2 Han characters) expression in `match`.
+  // Candidates that may contain a text verbatim, newest first (the score is
+  // the id): `match` is an expression over the trigram table (>= 3 code
+  // points) or the Han n-gram table (1-2 Han characters). Newest first lets
+  // FTS5 stop early instead of scoring every row of a common trigram.
   Result<std::vector<ScoredId>> SearchTrigram(const std::string& match, const WindowFilter& filter, int limit);
   Result<std::vector<ScoredId>> SearchCjk(const std::string& match, const WindowFilter& filter, int limit);
+  // Every window the filter allows, through the time and conversation
+  // indexes.
+  Result<std::vector<int64_t>> IdsWhere(const WindowFilter& filter);
   // Windows with the most recent first, for time-only questions.
   Result<std::vector<ScoredId>> Recent(const WindowFilter& filter, int limit);
-  // In how many windows a word of `words` occurs (fts5vocab).
-  Result<int64_t> DocumentFrequency(std::string_view word);
 
   Status PutVector(int64_t window_id, std::string_view embedder, const std::vector<float>& vec);
   // Every vector made by `embedder`, for loading the in-memory index.
   Result<std::vector<StoredVector>> VectorsOf(std::string_view embedder);
+  // How many vectors of `embedder` there are and the highest window id among
+  // them: what a saved copy of the in-memory index is checked against.
+  Result<std::pair<int64_t, int64_t>> VectorStats(std::string_view embedder);
   // Windows that have no vector of `embedder` yet.
   Result<std::vector<int64_t>> MissingVectors(std::string_view embedder, int limit);
 

@@ -47,7 +47,7 @@ CREATE TABLE windows (
   ended_at         INTEGER NOT NULL,   -- time of the last message
   spans            TEXT NOT NULL,      -- JSON [[message id, begin, end], ...] per segment, code points
   body             TEXT NOT NULL,      -- segment texts joined by "\n" (no header, no labels)
-  words            TEXT NOT NULL,      -- body segmented into words, for BM25
+  words            TEXT NOT NULL,      -- body segmented into words; the in-memory BM25 index is built from it
   cjk              TEXT NOT NULL,      -- Han unigrams and bigrams, for 1-2 character lookups
   access_count     INTEGER NOT NULL DEFAULT 0,
   last_accessed    INTEGER
@@ -55,21 +55,21 @@ CREATE TABLE windows (
 CREATE INDEX windows_conv ON windows(conversation_id, first_seq);
 CREATE INDEX windows_created ON windows(created_at);
 
-CREATE VIRTUAL TABLE windows_fts USING fts5(words, content='windows', content_rowid='id',
-                                           tokenize='unicode61 remove_diacritics 2');
+-- BM25 over `words` is served from memory (index/bm25_index.h): FTS5 scores
+-- every matching row through its auxiliary-function API, ~100 ms at 100k
+-- windows for common words. FTS5 serves exact lookups, where candidates are
+-- verified against the body, so its tables keep only which rows hold a
+-- token (detail=none), which also halves their cost at ingest.
 CREATE VIRTUAL TABLE windows_trigram USING fts5(body, content='windows', content_rowid='id',
-                                               tokenize='trigram');
+                                               tokenize='trigram', detail='none');
 CREATE VIRTUAL TABLE windows_cjk USING fts5(cjk, content='windows', content_rowid='id',
-                                           tokenize='unicode61');
-CREATE VIRTUAL TABLE windows_vocab USING fts5vocab(windows_fts, 'row');
+                                           tokenize='unicode61', detail='none');
 
 CREATE TRIGGER windows_ai AFTER INSERT ON windows BEGIN
-  INSERT INTO windows_fts(rowid, words) VALUES (new.id, new.words);
   INSERT INTO windows_trigram(rowid, body) VALUES (new.id, new.body);
   INSERT INTO windows_cjk(rowid, cjk) VALUES (new.id, new.cjk);
 END;
 CREATE TRIGGER windows_ad AFTER DELETE ON windows BEGIN
-  INSERT INTO windows_fts(windows_fts, rowid, words) VALUES ('delete', old.id, old.words);
   INSERT INTO windows_trigram(windows_trigram, rowid, body) VALUES ('delete', old.id, old.body);
   INSERT INTO windows_cjk(windows_cjk, rowid, cjk) VALUES ('delete', old.id, old.cjk);
 END;

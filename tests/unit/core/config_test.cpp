@@ -78,7 +78,7 @@ TEST_F(ConfigTest, NothingGivenMeansTheDocumentedDefaults) {
   EXPECT_DOUBLE_EQ(config->retrieval.vector_weight, 0.7);
   EXPECT_DOUBLE_EQ(config->retrieval.lexical_weight, 0.3);
   EXPECT_EQ(config->retrieval.rrf_k, 60);
-  EXPECT_DOUBLE_EQ(config->retrieval.recency_half_life_days, 60);
+  EXPECT_DOUBLE_EQ(config->retrieval.recency_days, 60);
   EXPECT_EQ(config->retrieval.per_conversation_day_cap, 2);
   EXPECT_EQ(config->retrieval.default_limit, 10);
   EXPECT_EQ(config->retrieval.max_limit, 100);
@@ -155,7 +155,7 @@ TEST_F(ConfigTest, EnvironmentOverridesTheFileAndFlagsOverrideBoth) {
                   {"CILIA_SERVER_DATA_DIR", "/from/env"},
                   {"CILIA_SERVER_THREADS", "64"},
                   {"CILIA_INDEX_HNSW_THRESHOLD", "1000"},
-                  {"CILIA_RETRIEVAL_RECENCY_HALF_LIFE_DAYS", "30.5"}};
+                  {"CILIA_RETRIEVAL_RECENCY_DAYS", "30.5"}};
   sources_.listen = "127.0.0.1:7001";
   auto config = LoadToml("[server]\nlisten = \"127.0.0.1:6000\"\ndata_dir = \"/from/file\"\nthreads = 8\n");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
@@ -163,7 +163,7 @@ TEST_F(ConfigTest, EnvironmentOverridesTheFileAndFlagsOverrideBoth) {
   EXPECT_EQ(config->server.data_dir, "/from/env");
   EXPECT_EQ(config->server.threads, 64);
   EXPECT_EQ(config->index.hnsw_threshold, 1000);
-  EXPECT_DOUBLE_EQ(config->retrieval.recency_half_life_days, 30.5);
+  EXPECT_DOUBLE_EQ(config->retrieval.recency_days, 30.5);
 
   sources_.data_dir = "/from/flag";
   config = LoadConfig(sources_);

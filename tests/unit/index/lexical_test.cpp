@@ -25,8 +25,10 @@ class LexicalTest : public ::testing::Test {
     w.words = text::IndexText(body);
     w.cjk = text::ShortCjkTokens(body);
     EXPECT_TRUE(store::WindowRepo(*db_).Insert(w).ok());
+    words_.Add(w.id, w.words);
     return w.id;
   }
+  Bm25Index words_;
   testing::TempDir dir_;
   std::unique_ptr<store::Database> db_;
   int64_t conv_ = 0;
@@ -34,47 +36,52 @@ class LexicalTest : public ::testing::Test {
 
 TEST_F(LexicalTest, StopWordsAndUnknownWordsAreNotQueried) {
   Add("the support group was great");
-  store::WindowRepo repo(*db_);
-  auto terms = ChooseTerms(repo, "what was the support group like", 1);
-  ASSERT_TRUE(terms.ok());
-  for (const auto& t : terms->terms) {
+  LexicalTerms terms = ChooseTerms(words_, "what was the support group like");
+  for (const auto& t : terms.terms) {
     EXPECT_FALSE(text::IsStopWord(t)) << t;
     EXPECT_NE(t, "like");  // in no window
   }
-  EXPECT_NE(std::find(terms->terms.begin(), terms->terms.end(), "support"), terms->terms.end());
+  EXPECT_NE(std::find(terms.terms.begin(), terms.terms.end(), "support"), terms.terms.end());
 }
 
 TEST_F(LexicalTest, VeryCommonTermsAreDroppedUnlessNothingElseIsLeft) {
   for (int i = 0; i < 120; ++i) Add("running log entry " + std::to_string(i));
   int64_t rare = Add("running with a zebra");
-  store::WindowRepo repo(*db_);
-  auto terms = *ChooseTerms(repo, "running zebra", 121);
+  LexicalTerms terms = ChooseTerms(words_, "running zebra");
   EXPECT_EQ(terms.terms, std::vector<std::string>{"zebra"});
   EXPECT_EQ(terms.dropped.size(), 1u);
-  auto only_common = *ChooseTerms(repo, "running", 121);
-  EXPECT_EQ(only_common.terms.size(), 1u);
-  auto hits = *SearchLexical(repo, "running zebra", {}, 5, 121);
+  EXPECT_EQ(ChooseTerms(words_, "running").terms.size(), 1u);
+  auto hits = SearchLexical(words_, "running zebra", 5);
   ASSERT_FALSE(hits.empty());
-  EXPECT_EQ(hits[0].id, rare);
+  EXPECT_EQ(hits[0].first, rare);
 }
 
 TEST_F(LexicalTest, ExactCandidatesUseTrigramHanNgramsOrWords) {
   int64_t a = Add("wifi密码是 Kiwi-2048");
   Add("another window about kiwis");
   store::WindowRepo repo(*db_);
-  auto tri = *SearchExactCandidates(repo, "Kiwi-20", {}, 10);
+  auto tri = *SearchExactCandidates(words_, repo, "wi-20", {}, {}, 10);  // cuts through words: trigrams
   ASSERT_EQ(tri.size(), 1u);
-  EXPECT_EQ(tri[0].id, a);
-  auto han = *SearchExactCandidates(repo, "密码", {}, 10);
+  EXPECT_EQ(tri[0], a);
+  auto whole = *SearchExactCandidates(words_, repo, "Kiwi-2048", {}, {}, 10);  // whole words: in memory
+  ASSERT_FALSE(whole.empty());
+  EXPECT_EQ(whole[0], a);
+  auto han = *SearchExactCandidates(words_, repo, "密码", {}, {}, 10);
   ASSERT_EQ(han.size(), 1u);
-  auto one = *SearchExactCandidates(repo, "码", {}, 10);
+  auto one = *SearchExactCandidates(words_, repo, "码", {}, {}, 10);
   ASSERT_EQ(one.size(), 1u);
-  EXPECT_TRUE(SearchExactCandidates(repo, "", {}, 10)->empty());
+  EXPECT_TRUE(SearchExactCandidates(words_, repo, "", {}, {}, 10)->empty());
+}
+
+TEST(Expressions, TrigramsAreDistinctAndAnded) {
+  EXPECT_EQ(TrigramExpression("abcab"), "\"abc\" AND \"bca\" AND \"cab\"");
+  EXPECT_EQ(TrigramExpression("aaaa"), "\"aaa\"");
+  EXPECT_EQ(TrigramExpression("密码是"), "\"密码是\"");
+  EXPECT_EQ(TrigramExpression("ab"), "");
 }
 
 TEST(Expressions, QuotesAreEscaped) {
   EXPECT_EQ(PhraseExpression("say \"hi\""), "\"say \"\"hi\"\"\"");
-  EXPECT_EQ(MatchAnyExpression({"a", "b"}), "\"a\" OR \"b\"");
 }
 
 TEST(ContainsForMatch, IgnoresCaseAndWidth) {

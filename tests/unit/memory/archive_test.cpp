@@ -182,3 +182,37 @@ TEST(MessageIds, InternalIdsRoundTrip) {
 
 }  // namespace
 }  // namespace cilia::memory
+
+namespace cilia::memory {
+namespace {
+
+TEST(VectorCache, ASavedIndexIsLoadedOnceAndOnlyWhileInStep) {
+  testing::TestNamespace t;
+  Archive archive(t.ns());
+  IngestConversation c;
+  c.conversation_id = "v";
+  for (int i = 0; i < 5; ++i) {
+    IngestMessage m;
+    m.role = "user";
+    m.content = "message number " + std::to_string(i) + " " + std::string(200, 'a' + i) + ".";
+    c.messages.push_back(m);
+  }
+  auto out = archive.Store(c);
+  ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
+  const size_t vectors = t.ns().vectors().size();
+  ASSERT_GT(vectors, 0u);
+  ASSERT_TRUE(t.ns().SaveVectorCache().ok());
+  const std::string key = t.dir().Sub("ns/default/vectors.cache.key");
+  ASSERT_TRUE(std::filesystem::exists(key));
+  t.Reopen();
+  EXPECT_EQ(t.ns().vectors().size(), vectors);
+  EXPECT_FALSE(std::filesystem::exists(key)) << "the key is used once";
+  // Saved, then changed: the copy no longer matches the table and is ignored.
+  ASSERT_TRUE(t.ns().SaveVectorCache().ok());
+  ASSERT_TRUE(Archive(t.ns()).ForgetConversation("v").ok());
+  t.Reopen();
+  EXPECT_EQ(t.ns().vectors().size(), 0u);
+}
+
+}  // namespace
+}  // namespace cilia::memory

@@ -27,7 +27,7 @@ TEST(Migrations, ApplyOnceAndAreIdempotent) {
   ASSERT_TRUE(Migrate(**db).ok());
   EXPECT_EQ(UserVersion(**db), LatestSchemaVersion());
   ASSERT_TRUE(Migrate(**db).ok());
-  EXPECT_TRUE((*db)->Exec("SELECT count(*) FROM messages; SELECT count(*) FROM windows_fts").ok());
+  EXPECT_TRUE((*db)->Exec("SELECT count(*) FROM messages; SELECT count(*) FROM windows_trigram").ok());
 }
 
 TEST(Migrations, RefuseADatabaseFromANewerCilia) {

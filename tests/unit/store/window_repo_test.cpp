@@ -34,23 +34,24 @@ class WindowRepoTest : public ::testing::Test {
   int64_t conv_ = 0;
 };
 
-TEST_F(WindowRepoTest, WordsAreSearchedByBm25) {
+TEST_F(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
   WindowRepo repo(*db_);
   int64_t a = Add(0, "我报了天府锦江半马", "我 报 了 天府 锦江 半马", "", 10);
-  Add(1, "today I ran ten km", "today i ran ten km", "", 20);
-  auto hits = repo.SearchWords("\"半马\"", {}, 10);
-  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
-  ASSERT_EQ(hits->size(), 1u);
-  EXPECT_EQ((*hits)[0].id, a);
-  EXPECT_GT((*hits)[0].score, 0);
-  EXPECT_EQ(*repo.DocumentFrequency("ran"), 1);
-  EXPECT_EQ(*repo.DocumentFrequency("absent"), 0);
+  int64_t b = Add(1, "today I ran ten km", "today i ran ten km", "", 20);
+  std::vector<std::pair<int64_t, std::string>> seen;
+  ASSERT_TRUE(repo.ForEachMeta([&](const WindowRepo::Meta& m, std::string_view words) {
+                    seen.emplace_back(m.id, std::string(words));
+                    EXPECT_EQ(m.conversation_id, conv_);
+                  }).ok());
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], std::make_pair(a, std::string("我 报 了 天府 锦江 半马")));
+  EXPECT_EQ(seen[1].first, b);
 }
 
 TEST_F(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
   WindowRepo repo(*db_);
   int64_t a = Add(0, "密码是 Kiwi-2048!", "密码 是 kiwi 2048", "密 码 密码 是", 10);
-  auto hits = repo.SearchTrigram("\"wi-20\"", {}, 10);
+  auto hits = repo.SearchTrigram("\"wi-\" AND \"i-2\" AND \"-20\"", {}, 10);
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].id, a);
   auto two = repo.SearchCjk("\"密码\"", {}, 10);
@@ -64,12 +65,12 @@ TEST_F(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
   int64_t late = Add(1, "kiwi two", "kiwi two", "", 200);
   WindowFilter f;
   f.from_ms = 150;
-  auto hits = repo.SearchWords("\"kiwi\"", f, 10);
+  auto hits = repo.SearchTrigram("\"kiw\"", f, 10);
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].id, late);
   f = {};
   f.conversation_id = conv_ + 1;
-  EXPECT_TRUE(repo.SearchWords("\"kiwi\"", f, 10)->empty());
+  EXPECT_TRUE(repo.SearchTrigram("\"kiw\"", f, 10)->empty());
   auto recent = repo.Recent({}, 10);
   ASSERT_EQ(recent->size(), 2u);
   EXPECT_EQ((*recent)[0].id, late);
@@ -82,9 +83,8 @@ TEST_F(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
   auto gone = repo.DeleteFrom(conv_, 3, 0);
   ASSERT_TRUE(gone.ok());
   EXPECT_EQ(*gone, std::vector<int64_t>{b});
-  EXPECT_TRUE(repo.SearchWords("\"bravo\"", {}, 10)->empty());
-  EXPECT_TRUE(repo.SearchTrigram("\"bravo\"", {}, 10)->empty());
-  EXPECT_EQ(repo.SearchWords("\"alpha\"", {}, 10)->size(), 1u);
+  EXPECT_TRUE(repo.SearchTrigram("\"bra\" AND \"rav\" AND \"avo\"", {}, 10)->empty());
+  EXPECT_EQ(repo.SearchTrigram("\"alp\"", {}, 10)->size(), 1u);
   EXPECT_TRUE(repo.OptimizeIndexes().ok());
 }
 

@@ -1,0 +1,65 @@
+// Calls to a chat provider: the request for its kind (URL, auth headers,
+// stream options), retries before anything reached the caller, and its
+// errors read into a Status the gateway can answer with.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/config.h"
+#include "core/status.h"
+#include "net/http_client.h"
+
+namespace cilia::llm {
+
+// What an upstream said when it refused or failed a call.
+struct UpstreamError {
+  int http_status = 0;  // the upstream's, or 502/504 when it could not be reached in time
+  std::string type;     // e.g. "rate_limit_error", "invalid_request_error", "timeout"
+  std::string message;
+};
+
+// The error a Status from UpstreamClient stands for. An upstream's HTTP error
+// keeps its status, type and message; a transport failure becomes 504 (a
+// timeout) or 502 (anything else); any other Status maps by its code.
+UpstreamError UpstreamErrorOf(const Status& status);
+// {"error":{"message","type","code"}} and {"type":"error","error":{"type","message"}}.
+nlohmann::json OpenAIErrorBody(const UpstreamError& error);
+nlohmann::json AnthropicErrorBody(const UpstreamError& error);
+
+class UpstreamClient {
+ public:
+  // `provider` must outlive the client (it lives in the Config).
+  explicit UpstreamClient(const ProviderConfig& provider) : provider_(provider) {}
+
+  // The HTTP request for `body` (already in the provider's format): POST
+  // {base_url}/chat/completions with a bearer key, or {base_url}/messages with
+  // x-api-key and anthropic-version. For OpenAI streams it sets
+  // stream_options.include_usage, so usage can be logged. `extra_headers`
+  // (e.g. anthropic-beta from the client) are sent as well.
+  net::HttpRequest BuildRequest(nlohmann::json body, bool stream, const net::Headers& extra_headers = {}) const;
+
+  // A whole answer: the parsed body of a 2xx reply.
+  Result<nlohmann::json> Complete(const nlohmann::json& body, const net::Headers& extra_headers = {}) const;
+
+  // A streamed answer: the bytes of a 2xx reply go to `on_data` as they come;
+  // on_data returning false (the client went away) cuts the transfer, and the
+  // result says cancelled. An error reply is read whole and returned as a
+  // Status (see UpstreamErrorOf); no byte of it reaches on_data.
+  Result<net::StreamResult> Stream(const nlohmann::json& body, const net::DataCallback& on_data,
+                                   const net::Headers& extra_headers = {}) const;
+
+  const ProviderConfig& provider() const { return provider_; }
+
+ private:
+  const ProviderConfig& provider_;
+};
+
+// Attempts after the first when the upstream could not be reached or answered
+// 429 / 5xx, and nothing had reached the caller yet.
+inline constexpr int kUpstreamRetries = 2;
+
+}  // namespace cilia::llm

@@ -1,0 +1,329 @@
+// A scripted fake chat upstream for cilia's tests: OpenAI Chat Completions on
+// /v1/chat/completions and Anthropic Messages on /v1/messages, streaming and
+// not. What it does is chosen by directives in the last user text; see
+// README.md. Usage: node server.mjs [port]   (prints "listening <port>")
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+
+const LOOKBACK_BLOCKS = 20; // Anthropic checks for cache hits this many blocks before a marker
+const OPENAI_CACHE_MIN = 1024; // OpenAI caches prompts from this many tokens, in steps of:
+const OPENAI_CACHE_STEP = 128;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const tokens = (text) => Math.ceil(text.length / 4);
+const sha = (text) => createHash('sha256').update(text).digest('hex');
+
+let requests = [];
+let anthropicCache = new Set(); // hashes of prefixes written at a marker
+let openaiPrefixes = new Map(); // hash of a prefix -> its token count
+let counter = 0;
+
+// ---- reading the request -----------------------------------------------------------
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.filter((p) => p && p.type === 'text').map((p) => p.text).join('\n');
+}
+
+// The last user text (where directives live) and, when the conversation ends in
+// tool results, the first result's text.
+function readConversation(api, body) {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  let userText = '';
+  for (let i = messages.length - 1; i >= 0 && !userText; i--) {
+    if (messages[i].role === 'user') userText = textOf(messages[i].content);
+  }
+  let toolResult = null;
+  const last = messages[messages.length - 1];
+  if (api === 'openai' && last && last.role === 'tool') toolResult = textOf(last.content);
+  if (api === 'anthropic' && last && last.role === 'user' && Array.isArray(last.content)) {
+    const result = last.content.find((b) => b.type === 'tool_result');
+    if (result) toolResult = textOf(result.content);
+  }
+  return { userText, toolResult };
+}
+
+function parseScript(text) {
+  const script = { reply: null, tool: null, error: null, stall: 0, slow: 0, reasoning: false };
+  for (const [, name, arg = ''] of text.matchAll(/\[\[(\w+)(?::(.*?))?\]\](?!\])/gs)) {
+    if (name === 'reply') script.reply = arg;
+    else if (name === 'error') script.error = Number(arg) || 500;
+    else if (name === 'stall') script.stall = Number(arg) || 0;
+    else if (name === 'slow') script.slow = Number(arg) || 0;
+    else if (name === 'reasoning') script.reasoning = true;
+    else if (name === 'tool') {
+      const colon = arg.indexOf(':');
+      const toolName = colon < 0 ? arg : arg.slice(0, colon);
+      let input = {};
+      try {
+        input = colon < 0 ? {} : JSON.parse(arg.slice(colon + 1));
+      } catch {
+        input = { raw: arg.slice(colon + 1) };
+      }
+      script.tool = { name: toolName, input };
+    }
+  }
+  return script;
+}
+
+// What the model "says": text, maybe thinking, maybe one tool call.
+function plan(api, body) {
+  const { userText, toolResult } = readConversation(api, body);
+  const script = parseScript(userText);
+  const answer = { script, text: '', thinking: null, tool: null };
+  if (toolResult !== null) {
+    answer.text = `tool result: ${toolResult.slice(0, 200)}`;
+  } else {
+    answer.text = script.reply ?? (script.tool ? '' : `echo: ${userText.replace(/\[\[.*?\]\]/gs, '').trim()}`);
+    answer.tool = script.tool;
+  }
+  if (script.reasoning) answer.thinking = `Thinking about: ${userText.slice(0, 50)}`;
+  return answer;
+}
+
+// Streamed text comes in pieces of a few words.
+function pieces(text) {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+// ---- prompt-cache simulation ---------------------------------------------------------
+
+const strip = (block) => {
+  if (!block || typeof block !== 'object') return block;
+  const { cache_control, ...rest } = block; // the marker is not part of the cached bytes
+  return rest;
+};
+
+// tools, system, then every message's blocks, in wire order: [{json, marked}]
+function anthropicBlocks(body) {
+  const blocks = [];
+  const add = (item, marked) => blocks.push({ json: JSON.stringify(strip(item)), marked: Boolean(marked) });
+  for (const tool of body.tools ?? []) add(tool, tool.cache_control);
+  const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : body.system ?? [];
+  for (const block of system) add(block, block.cache_control);
+  for (const message of body.messages ?? []) {
+    const content = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content ?? [];
+    for (const block of content) add({ role: message.role, ...strip(block) }, block.cache_control);
+  }
+  return blocks;
+}
+
+function chained(blocks) {
+  let hash = '';
+  let total = 0;
+  return blocks.map((b) => {
+    hash = sha(hash + b.json);
+    total += tokens(b.json);
+    return { ...b, hash, total };
+  });
+}
+
+function anthropicUsage(body, outputText) {
+  const blocks = chained(anthropicBlocks(body));
+  const total = blocks.length ? blocks[blocks.length - 1].total : 0;
+  const markers = blocks.map((b, i) => (b.marked ? i : -1)).filter((i) => i >= 0);
+  let readEnd = -1;
+  for (const m of markers) {
+    for (let j = m; j >= Math.max(0, m - LOOKBACK_BLOCKS); j--) {
+      if (anthropicCache.has(blocks[j].hash)) {
+        readEnd = Math.max(readEnd, j);
+        break;
+      }
+    }
+  }
+  const lastMarker = markers.length ? markers[markers.length - 1] : -1;
+  const cacheRead = readEnd >= 0 ? blocks[readEnd].total : 0;
+  const cacheWrite = lastMarker > readEnd ? blocks[lastMarker].total - cacheRead : 0;
+  for (const m of markers) anthropicCache.add(blocks[m].hash);
+  return {
+    input_tokens: total - cacheRead - cacheWrite,
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+    output_tokens: tokens(outputText),
+  };
+}
+
+function openaiUsage(body, outputText) {
+  const items = [...(body.tools ?? []), ...(body.messages ?? [])].map((item) => ({ json: JSON.stringify(item) }));
+  const blocks = chained(items);
+  let longest = 0;
+  for (const b of blocks) {
+    if (openaiPrefixes.has(b.hash)) longest = b.total;
+    openaiPrefixes.set(b.hash, b.total);
+  }
+  const total = blocks.length ? blocks[blocks.length - 1].total : 0;
+  const cached = longest >= OPENAI_CACHE_MIN ? Math.floor(longest / OPENAI_CACHE_STEP) * OPENAI_CACHE_STEP : 0;
+  const completion = tokens(outputText);
+  return {
+    prompt_tokens: total,
+    completion_tokens: completion,
+    total_tokens: total + completion,
+    prompt_tokens_details: { cached_tokens: cached },
+  };
+}
+
+// ---- answers -------------------------------------------------------------------------
+
+function errorBody(api, status) {
+  const type = status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+  const message = `fake upstream error ${status}`;
+  return api === 'openai' ? { error: { message, type, code: null } } : { type: 'error', error: { type, message } };
+}
+
+function openaiWhole(body, answer) {
+  const id = `chatcmpl-fake-${++counter}`;
+  const message = { role: 'assistant', content: answer.text || null };
+  if (answer.thinking) message.reasoning_content = answer.thinking;
+  if (answer.tool) {
+    message.tool_calls = [
+      { id: `call_fake_${counter}`, type: 'function', function: { name: answer.tool.name, arguments: JSON.stringify(answer.tool.input) } },
+    ];
+  }
+  return {
+    id,
+    object: 'chat.completion',
+    created: 1700000000,
+    model: body.model ?? 'fake',
+    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.tool ? 'tool_calls' : 'stop' }],
+    usage: openaiUsage(body, answer.text + (answer.thinking ?? '')),
+  };
+}
+
+function anthropicContent(answer) {
+  const content = [];
+  if (answer.thinking) content.push({ type: 'thinking', thinking: answer.thinking, signature: 'sig-fake' });
+  if (answer.text) content.push({ type: 'text', text: answer.text });
+  if (answer.tool) content.push({ type: 'tool_use', id: `toolu_fake_${counter}`, name: answer.tool.name, input: answer.tool.input });
+  return content;
+}
+
+function anthropicWhole(body, answer) {
+  const id = `msg_fake_${++counter}`;
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: body.model ?? 'fake',
+    content: anthropicContent(answer),
+    stop_reason: answer.tool ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: anthropicUsage(body, answer.text + (answer.thinking ?? '')),
+  };
+}
+
+// The SSE events of an answer, as [event name or null, data object or string].
+function openaiEvents(body, answer) {
+  const whole = openaiWhole(body, answer);
+  const base = { id: whole.id, object: 'chat.completion.chunk', created: whole.created, model: whole.model };
+  const chunk = (delta, finish = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const events = [[null, chunk({ role: 'assistant', content: '' })]];
+  for (const piece of pieces(answer.thinking ?? '')) events.push([null, chunk({ reasoning_content: piece })]);
+  for (const piece of pieces(answer.text)) events.push([null, chunk({ content: piece })]);
+  if (answer.tool) {
+    const call = whole.choices[0].message.tool_calls[0];
+    events.push([null, chunk({ tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] })]);
+    const args = call.function.arguments;
+    const half = Math.ceil(args.length / 2);
+    for (const part of [args.slice(0, half), args.slice(half)].filter(Boolean)) {
+      events.push([null, chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] })]);
+    }
+  }
+  events.push([null, chunk({}, whole.choices[0].finish_reason)]);
+  if (body.stream_options?.include_usage) events.push([null, { ...base, choices: [], usage: whole.usage }]);
+  events.push([null, '[DONE]']);
+  return events;
+}
+
+function anthropicEvents(body, answer) {
+  const whole = anthropicWhole(body, answer);
+  const { output_tokens, ...input } = whole.usage;
+  const events = [
+    ['message_start', { type: 'message_start', message: { ...whole, content: [], stop_reason: null, usage: { ...input, output_tokens: 1 } } }],
+    ['ping', { type: 'ping' }],
+  ];
+  whole.content.forEach((block, index) => {
+    const delta = (d) => ['content_block_delta', { type: 'content_block_delta', index, delta: d }];
+    if (block.type === 'thinking') {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '' } }]);
+      for (const piece of pieces(block.thinking)) events.push(delta({ type: 'thinking_delta', thinking: piece }));
+      events.push(delta({ type: 'signature_delta', signature: block.signature }));
+    } else if (block.type === 'text') {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
+      for (const piece of pieces(block.text)) events.push(delta({ type: 'text_delta', text: piece }));
+    } else {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } }]);
+      const args = JSON.stringify(block.input);
+      const half = Math.ceil(args.length / 2);
+      for (const part of [args.slice(0, half), args.slice(half)]) events.push(delta({ type: 'input_json_delta', partial_json: part }));
+    }
+    events.push(['content_block_stop', { type: 'content_block_stop', index }]);
+  });
+  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: whole.stop_reason, stop_sequence: null }, usage: { output_tokens } }]);
+  events.push(['message_stop', { type: 'message_stop' }]);
+  return events;
+}
+
+async function stream(res, events, script) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let gone = false;
+  res.on('close', () => (gone = true));
+  for (let i = 0; i < events.length && !gone; i++) {
+    const [name, data] = events[i];
+    res.write(`${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    if (i === 0 && script.stall) await sleep(script.stall);
+    else if (script.slow) await sleep(script.slow);
+  }
+  res.end();
+}
+
+async function chat(api, body, res) {
+  const answer = plan(api, body);
+  const { script } = answer;
+  if (script.error) {
+    res.writeHead(script.error, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(errorBody(api, script.error)));
+    return;
+  }
+  if (body.stream) {
+    await stream(res, api === 'openai' ? openaiEvents(body, answer) : anthropicEvents(body, answer), script);
+    return;
+  }
+  if (script.stall) await sleep(script.stall);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(api === 'openai' ? openaiWhole(body, answer) : anthropicWhole(body, answer)));
+}
+
+const KEPT_HEADERS = ['authorization', 'x-api-key', 'anthropic-version', 'anthropic-beta', 'content-type'];
+
+const server = createServer(async (req, res) => {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  const reply = (status, value) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  if (req.method === 'GET' && req.url === '/_requests') return reply(200, requests);
+  if (req.method === 'POST' && req.url === '/_reset') {
+    requests = [];
+    anthropicCache = new Set();
+    openaiPrefixes = new Map();
+    return reply(200, { reset: true });
+  }
+  const api = req.url === '/v1/chat/completions' ? 'openai' : req.url === '/v1/messages' ? 'anthropic' : null;
+  if (req.method !== 'POST' || !api) return reply(404, { error: { message: `no route ${req.method} ${req.url}` } });
+  let body;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return reply(400, errorBody(api, 400));
+  }
+  const headers = Object.fromEntries(KEPT_HEADERS.filter((h) => req.headers[h]).map((h) => [h, req.headers[h]]));
+  requests.push({ path: req.url, headers, body });
+  await chat(api, body, res);
+});
+
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
+  console.log(`listening ${server.address().port}`);
+});
