@@ -75,8 +75,10 @@ struct IndexConfig {
 };
 
 struct RetrievalConfig {
-  double vector_weight = 0.7;
-  double lexical_weight = 0.3;
+  // Tuned on bench data (bench/RESULTS.md): with the built-in hash embedder
+  // the lexical lane carries more of the evidence than the vector lane.
+  double vector_weight = 0.3;
+  double lexical_weight = 0.7;
   int rrf_k = 60;
   double recency_days = 60;           // e-folding time of the recency multiplier
   double min_vector_similarity = 0.1;  // vector-only hits below this cosine are dropped

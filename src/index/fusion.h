@@ -10,8 +10,8 @@
 namespace cilia::index {
 
 struct RankingOptions {
-  double vector_weight = 0.7;
-  double lexical_weight = 0.3;
+  double vector_weight = 0.3;   // tuned on bench data; see RetrievalConfig
+  double lexical_weight = 0.7;
   double rrf_k = 60;
   double recency_days = 60;        // e-folding time of the recency multiplier
   double recency_floor = 0.7;      // an old memory keeps this share of its score

@@ -164,7 +164,6 @@ Result<IngestOutcome> Archive::StoreOne(store::Database& db, const IngestConvers
       seen_in_request[m.id] = hash;
     }
     store::MessageRecord rec;
-    rec.conversation_id = conv.id;
     rec.seq = conv.next_seq++;
     if (!m.id.empty()) rec.caller_id = m.id;
     rec.role = m.role;
@@ -175,10 +174,7 @@ Result<IngestOutcome> Archive::StoreOne(store::Database& db, const IngestConvers
     rec.created_at = m.created_at_ms.value_or(now);
     rec.stored_at = now;
     rec.source = in.source;
-    CILIA_RETURN_IF_ERROR(repo.Insert(rec));
-    ++conv.message_count;
-    conv.created_at = std::min(conv.created_at, rec.created_at);
-    conv.updated_at = std::max(conv.updated_at, rec.created_at);
+    CILIA_RETURN_IF_ERROR(repo.Append(conv, rec));
     ++out.stored;
   }
   CILIA_RETURN_IF_ERROR(repo.SaveConversation(conv));

@@ -212,11 +212,7 @@ Result<ImportSummary> ImportNamespace(Namespace& ns, std::istream& in) {
         } else {
           conv.next_seq = std::max(conv.next_seq, m.seq + 1);
         }
-        m.conversation_id = conv.id;
-        CILIA_RETURN_IF_ERROR(repo.Insert(m));
-        ++conv.message_count;
-        conv.created_at = std::min(conv.created_at, m.created_at);
-        conv.updated_at = std::max(conv.updated_at, m.created_at);
+        CILIA_RETURN_IF_ERROR(repo.Append(conv, m));
         ++summary.messages;
       }
       if (existing == 0) conv.next_seq = std::max(conv.next_seq, c.next_seq);

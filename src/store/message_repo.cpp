@@ -156,6 +156,15 @@ Status MessageRepo::Insert(MessageRecord& m) {
   return Status::Ok();
 }
 
+Status MessageRepo::Append(ConversationRecord& conv, MessageRecord& m) {
+  m.conversation_id = conv.id;
+  CILIA_RETURN_IF_ERROR(Insert(m));
+  ++conv.message_count;
+  conv.created_at = std::min(conv.created_at, m.created_at);
+  conv.updated_at = std::max(conv.updated_at, m.created_at);
+  return Status::Ok();
+}
+
 Result<std::vector<MessageRecord>> MessageRepo::MessagesFrom(int64_t conversation_id, int64_t from_seq, int limit) {
   CILIA_ASSIGN_OR_RETURN(
       Statement * s,

@@ -31,6 +31,9 @@ class MessageRepo {
   Result<std::optional<MessageRecord>> GetMessage(int64_t id);
   // Inserts and sets m.id.
   Status Insert(MessageRecord& m);
+  // Inserts m into conv and counts it there (message count, first and last
+  // times); the caller saves conv.
+  Status Append(ConversationRecord& conv, MessageRecord& m);
   // Messages of a conversation with seq >= from_seq, in order, at most limit (0: all).
   Result<std::vector<MessageRecord>> MessagesFrom(int64_t conversation_id, int64_t from_seq, int limit = 0);
   Result<std::vector<MessageRecord>> MessagesByIds(const std::vector<int64_t>& ids);

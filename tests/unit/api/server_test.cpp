@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <filesystem>
 #include <stdexcept>
 
@@ -278,7 +281,19 @@ TEST_F(ServerTest, MetricsCountRequestsByRouteAndStatus) {
   Get("/v1/items/a", admin_);
   Get("/v1/items/b", admin_);
   Get("/nowhere");
+  // A request is counted once its last byte is out, which can be just after
+  // the client has read it: poll briefly until the last one shows.
   auto reply = Get("/metrics", admin_);
+  for (int i = 0; i < 200 && reply && reply->body.find("route=\"unmatched\",status=\"404\"} 1") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    reply = Get("/metrics", admin_);
+  }
+  for (int i = 0; i < 200 && reply && reply->body.find("route=\"/v1/items/*\",status=\"200\"} 2") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    reply = Get("/metrics", admin_);
+  }
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->status, 200);
   EXPECT_THAT(reply->get_header_value("Content-Type"), HasSubstr("text/plain"));

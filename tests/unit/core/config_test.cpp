@@ -75,8 +75,8 @@ TEST_F(ConfigTest, NothingGivenMeansTheDocumentedDefaults) {
   EXPECT_EQ(config->embedding.dimensions, 256);
   EXPECT_EQ(config->embedding.batch_size, 64);
   EXPECT_EQ(config->index.hnsw_threshold, 50000);
-  EXPECT_DOUBLE_EQ(config->retrieval.vector_weight, 0.7);
-  EXPECT_DOUBLE_EQ(config->retrieval.lexical_weight, 0.3);
+  EXPECT_DOUBLE_EQ(config->retrieval.vector_weight, 0.3);
+  EXPECT_DOUBLE_EQ(config->retrieval.lexical_weight, 0.7);
   EXPECT_EQ(config->retrieval.rrf_k, 60);
   EXPECT_DOUBLE_EQ(config->retrieval.recency_days, 60);
   EXPECT_EQ(config->retrieval.per_conversation_day_cap, 2);

@@ -19,6 +19,8 @@ TEST(FuseRanks, RankOneInBothLanesScoresOne) {
 
 TEST(FuseRanks, FollowsTheWeightedRrfFormula) {
   RankingOptions o;
+  o.vector_weight = 0.7;
+  o.lexical_weight = 0.3;
   auto hits = FuseRanks({1, 2, 3}, {3}, o);
   // id 3: vector rank 3, lexical rank 1.
   const FusedHit* three = nullptr;
@@ -29,9 +31,7 @@ TEST(FuseRanks, FollowsTheWeightedRrfFormula) {
 }
 
 TEST(FuseRanks, KeywordOnlyHitCanWinWhenVectorLaneIsWeak) {
-  RankingOptions o;
-  o.vector_weight = 0.3;
-  o.lexical_weight = 0.7;
+  RankingOptions o;  // the defaults weigh the lexical lane more
   auto hits = FuseRanks({1}, {2}, o);
   EXPECT_EQ(hits[0].id, 2);
   EXPECT_EQ(hits[0].vector_rank, 0);

@@ -216,3 +216,31 @@ TEST(VectorCache, ASavedIndexIsLoadedOnceAndOnlyWhileInStep) {
 
 }  // namespace
 }  // namespace cilia::memory
+
+namespace cilia::memory {
+namespace {
+
+TEST(EmbedderChange, WindowsAreReembeddedWithTheNewEmbedderOnly) {
+  testing::TestNamespace t;
+  Archive archive(t.ns());
+  IngestConversation c;
+  c.conversation_id = "e";
+  IngestMessage m;
+  m.role = "user";
+  m.content = "the kiwi orchard by the river";
+  c.messages.push_back(m);
+  auto out = archive.Store(c);
+  ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
+  ASSERT_EQ(t.ns().vectors().size(), 1u);
+  t.Reopen(50000, 128);  // a different embedder: its vectors do not exist yet
+  EXPECT_EQ(t.ns().vectors().size(), 0u);
+  EXPECT_EQ(t.ns().vectors().dimension(), 128);
+  auto embedded = t.ns().EmbedMissing(10);
+  ASSERT_TRUE(embedded.ok());
+  EXPECT_EQ(*embedded, 1);
+  EXPECT_EQ(t.ns().vectors().size(), 1u);
+  EXPECT_EQ(*t.ns().EmbedMissing(10), 0);  // nothing left to do
+}
+
+}  // namespace
+}  // namespace cilia::memory

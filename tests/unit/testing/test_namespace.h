@@ -17,14 +17,15 @@ class TestNamespace {
       : clock_(now), tz_(*TimeZone::Load("Asia/Shanghai")) {
     Reopen(hnsw_threshold);
   }
-  // Opens the namespace again on the same files, as a restart would.
-  void Reopen(size_t hnsw_threshold = 50000) {
+  // Opens the namespace again on the same files, as a restart would, with a
+  // hash embedder of `dimension` (another dimension is another embedder).
+  void Reopen(size_t hnsw_threshold = 50000, int dimension = embed::HashEmbedder::kDefaultDimension) {
     ns_.reset();
     memory::NamespaceOptions o;
     o.name = "default";
     o.dir = dir_.Sub("ns/default");
     o.hnsw_threshold = hnsw_threshold;
-    auto ns = memory::Namespace::Open(o, std::make_shared<embed::HashEmbedder>(), tz_, clock_);
+    auto ns = memory::Namespace::Open(o, std::make_shared<embed::HashEmbedder>(dimension), tz_, clock_);
     if (!ns.ok()) throw std::runtime_error(ns.status().ToString());
     ns_ = *ns;
   }
