@@ -22,6 +22,9 @@ class Embedder {
   // One L2-normalised vector of dimension() floats per text, in order. An
   // empty text gets the zero vector, which is similar to nothing. Thread-safe.
   virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) const = 0;
+  // Whether Embed goes over the network. A local embedder is fast enough to
+  // run inside a write transaction; a remote one must not hold the writer.
+  virtual bool remote() const { return false; }
 };
 
 }  // namespace cilia::embed

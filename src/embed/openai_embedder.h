@@ -35,6 +35,7 @@ class OpenAIEmbedder final : public Embedder {
   // texts are not sent: they get the zero vector. Replies are put in input
   // order by their "index" and L2-normalised.
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) const override;
+  bool remote() const override { return true; }
 
  private:
   explicit OpenAIEmbedder(OpenAIEmbedderOptions options);

@@ -213,12 +213,9 @@ void Archive::ApplyToCaches(const std::vector<int64_t>& removed, const std::vect
 
 Status Archive::EmbedWindows(const std::vector<store::WindowRecord>& windows) {
   if (windows.empty()) return Status::Ok();
-  std::vector<std::string> bodies;
-  bodies.reserve(windows.size());
-  for (const auto& w : windows) bodies.push_back(w.body);
   // Embedding runs outside the writer lock: a remote embedder must not stall
   // ingest. Windows left without a vector are picked up by EmbedMissing.
-  CILIA_ASSIGN_OR_RETURN(auto vecs, ns_.embedder().Embed(bodies));
+  CILIA_ASSIGN_OR_RETURN(auto vecs, EmbedBodies(windows));
   std::vector<size_t> written;
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
     store::Transaction tx(db);
@@ -238,9 +235,17 @@ Status Archive::EmbedWindows(const std::vector<store::WindowRecord>& windows) {
   return Status::Ok();
 }
 
+Result<std::vector<std::vector<float>>> Archive::EmbedBodies(const std::vector<store::WindowRecord>& windows) const {
+  std::vector<std::string> bodies;
+  bodies.reserve(windows.size());
+  for (const auto& w : windows) bodies.push_back(w.body);
+  return ns_.embedder().Embed(bodies);
+}
+
 Status Archive::IndexConversation(int64_t conversation_id) {
   std::vector<int64_t> removed;
   std::vector<store::WindowRecord> added;
+  std::vector<std::vector<float>> vectors;
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
     store::MessageRepo messages(db);
     store::WindowRepo windows(db);
@@ -254,10 +259,19 @@ Status Archive::IndexConversation(int64_t conversation_id) {
     CILIA_RETURN_IF_ERROR(ReplaceWindowsFrom(db, conversation_id, from_seq, from_segment, removed, added));
     conv->indexed_seq = conv->next_seq;
     CILIA_RETURN_IF_ERROR(messages.SaveConversation(*conv));
+    if (!ns_.embedder().remote()) {
+      // A local embedder is fast: its vectors go into the same commit.
+      CILIA_ASSIGN_OR_RETURN(vectors, EmbedBodies(added));
+      for (size_t i = 0; i < added.size(); ++i) {
+        CILIA_RETURN_IF_ERROR(windows.PutVector(added[i].id, ns_.embedder().id(), vectors[i]));
+      }
+    }
     return tx.Commit();
   }));
   ApplyToCaches(removed, added);
-  return EmbedWindows(added);
+  if (ns_.embedder().remote()) return EmbedWindows(added);
+  for (size_t i = 0; i < added.size(); ++i) CILIA_RETURN_IF_ERROR(ns_.vectors().Upsert(added[i].id, vectors[i]));
+  return Status::Ok();
 }
 
 Status Archive::IndexPending() {

@@ -52,6 +52,7 @@ class Archive {
                             std::vector<int64_t>& removed, std::vector<store::WindowRecord>& added);
   void ApplyToCaches(const std::vector<int64_t>& removed, const std::vector<store::WindowRecord>& added);
   Status EmbedWindows(const std::vector<store::WindowRecord>& windows);
+  Result<std::vector<std::vector<float>>> EmbedBodies(const std::vector<store::WindowRecord>& windows) const;
   Status Purge();
 
   Namespace& ns_;

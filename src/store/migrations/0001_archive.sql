@@ -64,6 +64,10 @@ CREATE VIRTUAL TABLE windows_trigram USING fts5(body, content='windows', content
                                                tokenize='trigram', detail='none');
 CREATE VIRTUAL TABLE windows_cjk USING fts5(cjk, content='windows', content_rowid='id',
                                            tokenize='unicode61', detail='none');
+-- Every ingest commit writes a small index segment; merging 16 at a time
+-- instead of 4 makes API ingest ~12 % faster (bench/RESULTS.md).
+INSERT INTO windows_trigram(windows_trigram, rank) VALUES ('automerge', 16);
+INSERT INTO windows_cjk(windows_cjk, rank) VALUES ('automerge', 16);
 
 CREATE TRIGGER windows_ai AFTER INSERT ON windows BEGIN
   INSERT INTO windows_trigram(rowid, body) VALUES (new.id, new.body);
