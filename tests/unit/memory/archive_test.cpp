@@ -189,15 +189,11 @@ namespace {
 TEST(VectorCache, ASavedIndexIsLoadedOnceAndOnlyWhileInStep) {
   testing::TestNamespace t;
   Archive archive(t.ns());
-  IngestConversation c;
-  c.conversation_id = "v";
+  std::vector<IngestMessage> msgs;
   for (int i = 0; i < 5; ++i) {
-    IngestMessage m;
-    m.role = "user";
-    m.content = "message number " + std::to_string(i) + " " + std::string(200, 'a' + i) + ".";
-    c.messages.push_back(m);
+    msgs.push_back(Msg("", "user", "message number " + std::to_string(i) + " " + std::string(200, 'a' + i) + "."));
   }
-  auto out = archive.Store(c);
+  auto out = archive.Store(Conv("v", msgs));
   ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
   const size_t vectors = t.ns().vectors().size();
   ASSERT_GT(vectors, 0u);
@@ -223,13 +219,7 @@ namespace {
 TEST(EmbedderChange, WindowsAreReembeddedWithTheNewEmbedderOnly) {
   testing::TestNamespace t;
   Archive archive(t.ns());
-  IngestConversation c;
-  c.conversation_id = "e";
-  IngestMessage m;
-  m.role = "user";
-  m.content = "the kiwi orchard by the river";
-  c.messages.push_back(m);
-  auto out = archive.Store(c);
+  auto out = archive.Store(Conv("e", {Msg("", "user", "the kiwi orchard by the river")}));
   ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
   ASSERT_EQ(t.ns().vectors().size(), 1u);
   t.Reopen(50000, 128);  // a different embedder: its vectors do not exist yet
