@@ -22,6 +22,11 @@ namespace cilia::memory {
 
 namespace {
 
+// How far past a named time its windows are still looked for, and what
+// share of their score they keep (see the time filter in Recall).
+constexpr int64_t kTellingLagDays = 2;
+constexpr double kTellingLagWeight = 0.8;
+
 Result<std::optional<UnixMs>> OptionalBound(const nlohmann::json& body, const char* field, const TimeZone& tz,
                                             BoundSide side) {
   if (!body.contains(field) || body[field].is_null()) return std::optional<UnixMs>();
@@ -181,7 +186,13 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     hint = ParseTimeWords(req.query, now, tz);
     if (!hint.phrases.empty()) lexical_text = hint.rest;
     if (hint.from) filter.from_ms = std::max(filter.from_ms.value_or(*hint.from), *hint.from);
-    if (hint.to) filter.to_ms = std::min(filter.to_ms.value_or(*hint.to), *hint.to);
+    // People tell of a day's events on the days after it ("昨天早上跑了18公里"
+    // is written the next morning), so a named time keeps its start but
+    // reaches a few days further; windows inside the named time rank higher.
+    if (hint.to) {
+      const UnixMs reach = *hint.to + kTellingLagDays * kMsPerDay;
+      filter.to_ms = std::min(filter.to_ms.value_or(reach), reach);
+    }
   }
   const int fetch = std::max(30, 3 * req.limit);
 
@@ -255,6 +266,7 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     double age_days = static_cast<double>(now - meta->created_at) / kMsPerDay;
     h.score = h.fused * index::RecencyMultiplier(age_days, recency) *
               index::AccessMultiplier(meta->access_count, ranking);
+    if (hint.to && meta->created_at >= *hint.to) h.score *= kTellingLagWeight;
   }
   std::stable_sort(hits.begin(), hits.end(),
                    [](const index::FusedHit& a, const index::FusedHit& b) { return a.score > b.score; });

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -282,15 +283,19 @@ TEST_F(ServerTest, MetricsCountRequestsByRouteAndStatus) {
   Get("/v1/items/b", admin_);
   Get("/nowhere");
   // A request is counted once its last byte is out, which can be just after
-  // the client has read it: poll briefly until the last one shows.
+  // the client has read it (and requests on other connections are counted
+  // by other threads): poll briefly until every count shows.
+  const std::vector<std::string> expected = {
+      "cilia_http_requests_total{method=\"GET\",route=\"/v1/echo\",status=\"200\"} 2\n",
+      "cilia_http_requests_total{method=\"GET\",route=\"/v1/echo\",status=\"401\"} 1\n",
+      "cilia_http_requests_total{method=\"GET\",route=\"/v1/items/*\",status=\"200\"} 2\n",
+      "cilia_http_requests_total{method=\"GET\",route=\"unmatched\",status=\"404\"} 1\n"};
+  auto all_counted = [&](const std::string& text) {
+    return std::all_of(expected.begin(), expected.end(),
+                       [&](const std::string& line) { return text.find(line) != std::string::npos; });
+  };
   auto reply = Get("/metrics", admin_);
-  for (int i = 0; i < 200 && reply && reply->body.find("route=\"unmatched\",status=\"404\"} 1") == std::string::npos;
-       ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    reply = Get("/metrics", admin_);
-  }
-  for (int i = 0; i < 200 && reply && reply->body.find("route=\"/v1/items/*\",status=\"200\"} 2") == std::string::npos;
-       ++i) {
+  for (int i = 0; i < 300 && reply && !all_counted(reply->body); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     reply = Get("/metrics", admin_);
   }

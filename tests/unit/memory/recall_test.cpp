@@ -100,6 +100,16 @@ TEST_F(RecallTest, TimeWordsBecomeADateFilter) {
   for (const auto& res : none.results) EXPECT_NE(res.conversation_id, "d01");
 }
 
+TEST_F(RecallTest, ANamedDayAlsoReachesTheDaysItIsToldOn) {
+  // The run of June 11 is told the next morning; a week later is too far.
+  Ingest("told", "", {{"t1", "阿杰", "昨天早上跑了18公里，配速5分50。", "2026-06-12T08:20:00+08:00"}});
+  Ingest("late", "", {{"l1", "阿杰", "上周那次18公里其实跑得很累。", "2026-06-18T08:20:00+08:00"}});
+  RecallReply r = Ask({{"query", "6月11日那次长距离跑了多少公里"}, {"now", "2026-06-20T10:00:00+08:00"}});
+  ASSERT_FALSE(r.results.empty());
+  EXPECT_EQ(r.results[0].conversation_id, "told");
+  for (const auto& res : r.results) EXPECT_NE(res.conversation_id, "late");
+}
+
 TEST_F(RecallTest, AtMostTwoWindowsPerConversationAndDayUnlessOneConversationIsAsked) {
   std::vector<std::tuple<std::string, std::string, std::string, std::string>> msgs;
   for (int i = 0; i < 6; ++i) {
