@@ -180,11 +180,6 @@ TEST(MessageIds, InternalIdsRoundTrip) {
   EXPECT_FALSE(ParseInternalMessageId("D1:3").has_value());
 }
 
-}  // namespace
-}  // namespace cilia::memory
-
-namespace cilia::memory {
-namespace {
 
 TEST(VectorCache, ASavedIndexIsLoadedOnceAndOnlyWhileInStep) {
   testing::TestNamespace t;
@@ -210,11 +205,6 @@ TEST(VectorCache, ASavedIndexIsLoadedOnceAndOnlyWhileInStep) {
   EXPECT_EQ(t.ns().vectors().size(), 0u);
 }
 
-}  // namespace
-}  // namespace cilia::memory
-
-namespace cilia::memory {
-namespace {
 
 TEST(EmbedderChange, WindowsAreReembeddedWithTheNewEmbedderOnly) {
   testing::TestNamespace t;
