@@ -174,16 +174,6 @@ Result<std::vector<MessageRecord>> MessageRepo::MessagesFrom(int64_t conversatio
   return ReadAll<MessageRecord>(s, ReadMessage);
 }
 
-Result<std::vector<MessageRecord>> MessageRepo::MessagesByIds(const std::vector<int64_t>& ids) {
-  std::vector<MessageRecord> out;
-  out.reserve(ids.size());
-  for (int64_t id : ids) {
-    CILIA_ASSIGN_OR_RETURN(auto m, GetMessage(id));
-    if (m) out.push_back(std::move(*m));
-  }
-  return out;
-}
-
 Result<int64_t> MessageRepo::CountMessages() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM messages"));
   int64_t n = s->Step() ? s->Int(0) : 0;

@@ -36,7 +36,6 @@ class MessageRepo {
   Status Append(ConversationRecord& conv, MessageRecord& m);
   // Messages of a conversation with seq >= from_seq, in order, at most limit (0: all).
   Result<std::vector<MessageRecord>> MessagesFrom(int64_t conversation_id, int64_t from_seq, int limit = 0);
-  Result<std::vector<MessageRecord>> MessagesByIds(const std::vector<int64_t>& ids);
   Result<int64_t> CountMessages();
 
   // Registers a stored file (image bytes under files/<sha256>).
