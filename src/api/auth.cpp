@@ -108,7 +108,7 @@ Result<Principal> Authenticator::AuthenticateKey(std::string_view key) const {
     // A name this build does not know (a newer cilia's) grants nothing.
     if (auto scope = ParseScope(name); scope.ok()) scopes |= ScopeBit(*scope);
   }
-  return Principal{std::move(info.id), std::move(info.name_space), scopes};
+  return Principal{std::move(info.id), std::move(info.name_space), scopes, info.features};
 }
 
 }  // namespace cilia::api

@@ -36,6 +36,7 @@ struct Principal {
   std::string key_id;      // the key's id; "env" for CILIA_API_KEY
   std::string name_space;  // the only namespace this caller sees
   uint32_t scopes = 0;     // ScopeBit()s
+  store::FeatureOverrides features;  // the key's [features] switches; none for CILIA_API_KEY
 
   // Admin implies every scope.
   bool Has(Scope s) const { return (scopes & (ScopeBit(s) | ScopeBit(Scope::kAdmin))) != 0; }

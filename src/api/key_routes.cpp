@@ -33,6 +33,7 @@ json KeyJson(const store::ApiKeyInfo& key) {
           {"name", key.name},
           {"namespace", key.name_space},
           {"scopes", key.scopes},
+          {"features", store::FeatureOverridesToJson(key.features)},
           {"created_at", FormatRfc3339(key.created_at)},
           {"last_used_at", optional_time(key.last_used_at)},
           {"revoked_at", optional_time(key.revoked_at)}};
@@ -60,7 +61,13 @@ void RegisterKeyRoutes(ApiServer& server, store::KeyStore& keys) {
                     if (!field->is_string()) return ReplyError(res, Status::InvalidArgument("name: must be a string"));
                     name = field->get<std::string>();
                   }
-                  auto created = keys.Create(name, who.name_space, ScopeNames(*scopes));
+                  store::FeatureOverrides features;
+                  if (auto field = body->find("features"); field != body->end()) {
+                    auto parsed = store::FeatureOverridesFromJson(*field);
+                    if (!parsed.ok()) return ReplyError(res, parsed.status());
+                    features = *parsed;
+                  }
+                  auto created = keys.Create(name, who.name_space, ScopeNames(*scopes), features);
                   if (!created.ok()) return ReplyError(res, created.status());
                   json reply = KeyJson(created->info);
                   reply["key"] = created->secret;

@@ -43,11 +43,13 @@ std::string FormatTime(const std::optional<UnixMs>& time, const TimeZone& tz) {
 }
 
 void PrintKeyTable(const std::vector<store::ApiKeyInfo>& keys, const TimeZone& tz) {
-  std::vector<std::vector<std::string>> rows = {{"ID", "NAME", "NAMESPACE", "SCOPES", "CREATED", "LAST USED", "REVOKED"}};
+  std::vector<std::vector<std::string>> rows = {
+      {"ID", "NAME", "NAMESPACE", "SCOPES", "FEATURES", "CREATED", "LAST USED", "REVOKED"}};
   for (const store::ApiKeyInfo& key : keys) {
+    std::string features = store::FormatFeatureOverrides(key.features);
     rows.push_back({key.id, key.name.empty() ? "-" : key.name, key.name_space, fmt::format("{}", fmt::join(key.scopes, ",")),
-                    tz.FormatLocal(key.created_at, true), FormatTime(key.last_used_at, tz),
-                    FormatTime(key.revoked_at, tz)});
+                    features.empty() ? "-" : features, tz.FormatLocal(key.created_at, true),
+                    FormatTime(key.last_used_at, tz), FormatTime(key.revoked_at, tz)});
   }
   std::vector<size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {
@@ -121,9 +123,15 @@ int CreateKey(const CommandLine& command_line, const Config& config) {
   }
   auto scopes = api::ParseScopeList(command_line.Get("scopes"));
   if (!scopes.ok()) return ExitWithError(scopes.status(), kExitUsage);
+  store::FeatureOverrides features;
+  if (command_line.Has("features")) {
+    auto parsed = store::ParseFeatureOverrides(command_line.Get("features"));
+    if (!parsed.ok()) return ExitWithError(parsed.status(), kExitUsage);
+    features = *parsed;
+  }
   auto writable = OpenForWriting(config);
   if (!writable.ok()) return ExitWithError(writable.status(), kExitFailure);
-  auto created = writable->keys->Create(command_line.Get("name"), name_space, api::ScopeNames(*scopes));
+  auto created = writable->keys->Create(command_line.Get("name"), name_space, api::ScopeNames(*scopes), features);
   if (!created.ok()) return ExitWithError(created.status(), kExitFailure);
   if (command_line.Has("json")) {
     nlohmann::json reply = api::KeyJson(created->info);
@@ -155,7 +163,7 @@ int RevokeKey(const CommandLine& command_line, const Config& config) {
 
 // Flags that only `create` reads; elsewhere they would be silently ignored.
 Status CheckFlagsFit(const CommandLine& command_line, const std::string& action) {
-  for (const char* flag : {"scopes", "name"}) {
+  for (const char* flag : {"scopes", "name", "features"}) {
     if (action != "create" && command_line.Has(flag)) {
       return Status::InvalidArgument(fmt::format("--{} is for `cilia keys create`", flag));
     }

@@ -4,7 +4,10 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <iterator>
 
 #include "core/codec.h"
 #include "core/config.h"
@@ -17,7 +20,23 @@ constexpr std::string_view kKeyPrefix = "ck_";
 constexpr size_t kKeyRandomChars = 40;
 constexpr std::string_view kIdPrefix = "key_";
 constexpr size_t kIdRandomChars = 12;
-constexpr int kSchemaVersion = 1;
+// Schema version N is reached by running steps 1..N in order.
+constexpr const char* kSchemaSteps[] = {
+    R"sql(
+    CREATE TABLE IF NOT EXISTS api_keys (
+      id           TEXT PRIMARY KEY,
+      name         TEXT NOT NULL,
+      namespace    TEXT NOT NULL,
+      scopes       TEXT NOT NULL,           -- comma-separated scope names
+      key_hash     TEXT NOT NULL UNIQUE,    -- hex SHA-256 of the key; the key itself is never stored
+      created_at   INTEGER NOT NULL,        -- Unix ms
+      revoked_at   INTEGER,
+      last_used_at INTEGER
+    ))sql",
+    // {"memory": false, ...}: only the switches the key sets.
+    "ALTER TABLE api_keys ADD COLUMN features TEXT NOT NULL DEFAULT '{}'",
+};
+constexpr int64_t kSchemaVersion = std::size(kSchemaSteps);
 // last_used_at is written at most this often per key, to keep the hot path
 // free of disk writes.
 constexpr int64_t kLastUsedResolutionMs = kMsPerMinute;
@@ -52,7 +71,95 @@ std::optional<UnixMs> OptionalInt(const Statement& row, int col) {
   return row.Int(col);
 }
 
+// A switch this build does not know (a newer cilia's) is ignored, like an
+// unknown scope.
+FeatureOverrides StoredFeatures(std::string_view text) {
+  FeatureOverrides overrides;
+  nlohmann::json stored = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!stored.is_object()) return overrides;
+  for (const FeatureSwitch& feature : kFeatureSwitches) {
+    auto it = stored.find(std::string(feature.name));
+    if (it != stored.end() && it->is_boolean()) overrides.*feature.field = it->get<bool>();
+  }
+  return overrides;
+}
+
+std::string KnownFeatures() {
+  std::vector<std::string_view> names;
+  for (const FeatureSwitch& feature : kFeatureSwitches) names.push_back(feature.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+Result<bool> ParseSwitchValue(std::string_view name, std::string_view value) {
+  if (value == "on" || value == "true") return true;
+  if (value == "off" || value == "false") return false;
+  return Status::InvalidArgument(fmt::format("features: {}=\"{}\" is not on or off", name, value));
+}
+
 }  // namespace
+
+Result<const FeatureSwitch*> FindFeatureSwitch(std::string_view name) {
+  for (const FeatureSwitch& feature : kFeatureSwitches) {
+    if (feature.name == name) return &feature;
+  }
+  return Status::InvalidArgument(
+      fmt::format("features: unknown feature \"{}\" (features: {})", name, KnownFeatures()));
+}
+
+Result<FeatureOverrides> ParseFeatureOverrides(std::string_view list) {
+  FeatureOverrides overrides;
+  for (const std::string& item : SplitList(list)) {
+    size_t eq = item.find('=');
+    if (item.empty() || eq == std::string::npos) {
+      return Status::InvalidArgument(fmt::format(
+          "features: \"{}\" is not NAME=on or NAME=off (features: {})", item, KnownFeatures()));
+    }
+    std::string_view name = std::string_view(item).substr(0, eq);
+    std::string_view value = std::string_view(item).substr(eq + 1);
+    CILIA_ASSIGN_OR_RETURN(const FeatureSwitch* feature, FindFeatureSwitch(name));
+    CILIA_ASSIGN_OR_RETURN(bool on, ParseSwitchValue(name, value));
+    std::optional<bool>& field = overrides.*feature->field;
+    if (field) return Status::InvalidArgument(fmt::format("features: {} is given twice", name));
+    field = on;
+  }
+  return overrides;
+}
+
+std::string FormatFeatureOverrides(const FeatureOverrides& overrides) {
+  std::vector<std::string> items;
+  for (const FeatureSwitch& feature : kFeatureSwitches) {
+    if (const auto& value = overrides.*feature.field) items.push_back(fmt::format("{}={}", feature.name, *value ? "on" : "off"));
+  }
+  return fmt::format("{}", fmt::join(items, ","));
+}
+
+nlohmann::json FeatureOverridesToJson(const FeatureOverrides& overrides) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const FeatureSwitch& feature : kFeatureSwitches) {
+    if (const auto& value = overrides.*feature.field) object[std::string(feature.name)] = *value;
+  }
+  return object;
+}
+
+Result<FeatureOverrides> FeatureOverridesFromJson(const nlohmann::json& object) {
+  if (!object.is_object()) {
+    return Status::InvalidArgument("features: must be an object of switches, e.g. {\"memory\": false}");
+  }
+  FeatureOverrides overrides;
+  for (const auto& [name, value] : object.items()) {
+    CILIA_ASSIGN_OR_RETURN(const FeatureSwitch* feature, FindFeatureSwitch(name));
+    if (!value.is_boolean()) return Status::InvalidArgument(fmt::format("features.{}: must be true or false", name));
+    overrides.*feature->field = value.get<bool>();
+  }
+  return overrides;
+}
+
+FeaturesConfig ApplyOverrides(FeaturesConfig base, const FeatureOverrides& overrides) {
+  base.memory = overrides.memory.value_or(base.memory);
+  base.recall_tool = overrides.recall_tool.value_or(base.recall_tool);
+  base.compression = overrides.compression.value_or(base.compression);
+  return base;
+}
 
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
@@ -61,12 +168,12 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 Result<std::unique_ptr<KeyStore>> KeyStore::Open(const std::string& path, const Clock& clock) {
   CILIA_ASSIGN_OR_RETURN(auto db, Database::Open(path, Database::Options{.read_only = false, .full_sync = true}));
   std::unique_ptr<KeyStore> keys(new KeyStore(std::move(db), clock));
-  CILIA_RETURN_IF_ERROR(keys->CreateSchema().With(path));
+  CILIA_RETURN_IF_ERROR(keys->MigrateSchema().With(path));
   CILIA_RETURN_IF_ERROR(keys->LoadAll().With(path));
   return keys;
 }
 
-Status KeyStore::CreateSchema() {
+Status KeyStore::MigrateSchema() {
   CILIA_ASSIGN_OR_RETURN(Statement * version, db_->Prepare("PRAGMA user_version"));
   int64_t found = version->Step() ? version->Int(0) : 0;
   CILIA_RETURN_IF_ERROR(version->status());
@@ -74,26 +181,20 @@ Status KeyStore::CreateSchema() {
   if (found > kSchemaVersion) {
     return Status::IOError(fmt::format("key schema version {} is newer than this cilia knows ({})", found, kSchemaVersion));
   }
-  if (found == kSchemaVersion) return Status::Ok();
-  return db_->Exec(fmt::format(R"sql(
-    CREATE TABLE IF NOT EXISTS api_keys (
-      id           TEXT PRIMARY KEY,
-      name         TEXT NOT NULL,
-      namespace    TEXT NOT NULL,
-      scopes       TEXT NOT NULL,           -- comma-separated scope names
-      key_hash     TEXT NOT NULL UNIQUE,    -- hex SHA-256 of the key; the key itself is never stored
-      created_at   INTEGER NOT NULL,        -- Unix ms
-      revoked_at   INTEGER,
-      last_used_at INTEGER
-    );
-    PRAGMA user_version = {};)sql",
-                                   kSchemaVersion));
+  for (int64_t step = found; step < kSchemaVersion; ++step) {
+    Transaction tx(*db_);
+    CILIA_RETURN_IF_ERROR(tx.Begin());
+    CILIA_RETURN_IF_ERROR(db_->Exec(kSchemaSteps[step]));
+    CILIA_RETURN_IF_ERROR(db_->Exec(fmt::format("PRAGMA user_version = {}", step + 1)));
+    CILIA_RETURN_IF_ERROR(tx.Commit());
+  }
+  return Status::Ok();
 }
 
 Status KeyStore::LoadAll() {
   CILIA_ASSIGN_OR_RETURN(
       Statement * rows,
-      db_->Prepare("SELECT id, name, namespace, scopes, key_hash, created_at, revoked_at, last_used_at "
+      db_->Prepare("SELECT id, name, namespace, scopes, key_hash, created_at, revoked_at, last_used_at, features "
                    "FROM api_keys ORDER BY created_at, id"));
   while (rows->Step()) {
     auto entry = std::make_unique<Entry>();
@@ -105,6 +206,7 @@ Status KeyStore::LoadAll() {
     entry->info.created_at = rows->Int(5);
     entry->info.revoked_at = OptionalInt(*rows, 6);
     entry->info.last_used_at = OptionalInt(*rows, 7);
+    entry->info.features = StoredFeatures(rows->TextView(8));
     entry->last_used_written = entry->info.last_used_at.value_or(0);
     by_hash_[entry->hash] = entry.get();
     entries_.push_back(std::move(entry));
@@ -115,7 +217,7 @@ Status KeyStore::LoadAll() {
 }
 
 Result<NewApiKey> KeyStore::Create(std::string_view name, std::string_view name_space,
-                                   std::vector<std::string> scopes) {
+                                   std::vector<std::string> scopes, FeatureOverrides features) {
   if (name_space.empty()) return Status::InvalidArgument("a key needs a namespace");
   for (const std::string& scope : scopes) {
     if (scope.empty() || scope.find(',') != std::string::npos) {
@@ -131,18 +233,20 @@ Result<NewApiKey> KeyStore::Create(std::string_view name, std::string_view name_
   created.info.name_space = std::string(name_space);
   created.info.scopes = std::move(scopes);
   created.info.created_at = clock_.Now();
+  created.info.features = features;
   std::string hash = Sha256Hex(created.secret);
 
   std::lock_guard lock(mu_);
   CILIA_ASSIGN_OR_RETURN(Statement * insert,
-                         db_->Prepare("INSERT INTO api_keys (id, name, namespace, scopes, key_hash, created_at) "
-                                      "VALUES (?, ?, ?, ?, ?, ?)"));
+                         db_->Prepare("INSERT INTO api_keys (id, name, namespace, scopes, key_hash, created_at, "
+                                      "features) VALUES (?, ?, ?, ?, ?, ?, ?)"));
   insert->Bind(1, created.info.id)
       .Bind(2, created.info.name)
       .Bind(3, created.info.name_space)
       .Bind(4, JoinScopes(created.info.scopes))
       .Bind(5, hash)
-      .Bind(6, created.info.created_at);
+      .Bind(6, created.info.created_at)
+      .Bind(7, FeatureOverridesToJson(features).dump());
   CILIA_RETURN_IF_ERROR(insert->Run());
   auto entry = std::make_unique<Entry>(Entry{created.info, std::move(hash), 0});
   by_hash_[entry->hash] = entry.get();

@@ -3,7 +3,8 @@
 // of it) cannot be used to call cilia. All keys are held in memory, indexed
 // by hash, so verifying a key on the hot path is one hash and one lookup.
 //
-// Scopes are opaque labels here; the API layer gives them meaning.
+// Scopes are opaque labels here; the API layer gives them meaning. Feature
+// switches ([features] in the config) may be overridden per key.
 #pragma once
 
 #include <memory>
@@ -14,11 +15,47 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/clock.h"
+#include "core/config.h"
 #include "core/status.h"
 #include "store/db.h"
 
 namespace cilia::store {
+
+// A key's own values for [features] switches; an unset one follows the config.
+struct FeatureOverrides {
+  std::optional<bool> memory, recall_tool, compression;
+
+  friend bool operator==(const FeatureOverrides&, const FeatureOverrides&) = default;
+};
+
+// The switches by name, in the order they are listed and shown.
+struct FeatureSwitch {
+  std::string_view name;
+  std::optional<bool> FeatureOverrides::*field;
+};
+inline constexpr FeatureSwitch kFeatureSwitches[] = {{"memory", &FeatureOverrides::memory},
+                                                     {"recall_tool", &FeatureOverrides::recall_tool},
+                                                     {"compression", &FeatureOverrides::compression}};
+
+// The switch called `name`, or InvalidArgument naming it and listing the
+// switches.
+Result<const FeatureSwitch*> FindFeatureSwitch(std::string_view name);
+// "memory=off,recall_tool=on" (values on, off, true, false; spaces around
+// items allowed). An unknown name, a bad value, a switch given twice or an
+// empty item is an InvalidArgument naming it.
+Result<FeatureOverrides> ParseFeatureOverrides(std::string_view list);
+// The same form, switches in kFeatureSwitches order; "" when none is set.
+std::string FormatFeatureOverrides(const FeatureOverrides& overrides);
+// {"memory": false, …}: only the switches that are set.
+nlohmann::json FeatureOverridesToJson(const FeatureOverrides& overrides);
+// The same object back; another name or a value that is not a boolean is an
+// InvalidArgument naming it ("features.memory: …").
+Result<FeatureOverrides> FeatureOverridesFromJson(const nlohmann::json& object);
+// `base` with every switch the key sets replaced by the key's value.
+FeaturesConfig ApplyOverrides(FeaturesConfig base, const FeatureOverrides& overrides);
 
 struct ApiKeyInfo {
   std::string id;  // "key_" + 12 base62; public, used to revoke
@@ -28,6 +65,7 @@ struct ApiKeyInfo {
   UnixMs created_at = 0;
   std::optional<UnixMs> revoked_at;
   std::optional<UnixMs> last_used_at;  // kept to the minute
+  FeatureOverrides features;
 };
 
 struct NewApiKey {
@@ -42,7 +80,8 @@ class KeyStore {
 
   // A new key. `name_space` must not be empty; each scope must be non-empty
   // and free of ','.
-  Result<NewApiKey> Create(std::string_view name, std::string_view name_space, std::vector<std::string> scopes);
+  Result<NewApiKey> Create(std::string_view name, std::string_view name_space, std::vector<std::string> scopes,
+                           FeatureOverrides features = {});
 
   // Every key, revoked ones included, oldest first.
   std::vector<ApiKeyInfo> List() const;
@@ -67,7 +106,7 @@ class KeyStore {
   };
 
   KeyStore(std::unique_ptr<Database> db, const Clock& clock) : db_(std::move(db)), clock_(clock) {}
-  Status CreateSchema();
+  Status MigrateSchema();
   Status LoadAll();
   Entry* FindById(std::string_view id) const;
   void RecordUse(Entry& entry);

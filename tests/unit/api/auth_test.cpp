@@ -111,6 +111,18 @@ TEST_F(AuthenticatorTest, ScopeNamesThisBuildDoesNotKnowGrantNothing) {
   EXPECT_EQ(who->scopes, ScopeBit(Scope::kMemoryRead));
 }
 
+TEST_F(AuthenticatorTest, AKeysFeatureSwitchesComeWithItsPrincipal) {
+  store::FeatureOverrides features;
+  features.memory = false;
+  features.recall_tool = true;
+  auto created = keys_->Create("plain relay", "default", {"chat"}, features);
+  auto who = Authenticator(keys_.get(), "").AuthenticateKey(created->secret);
+  ASSERT_TRUE(who.ok());
+  EXPECT_EQ(who->features, features);
+  auto plain = keys_->Create("default switches", "default", {"chat"});
+  EXPECT_EQ(Authenticator(keys_.get(), "").AuthenticateKey(plain->secret)->features, store::FeatureOverrides{});
+}
+
 TEST_F(AuthenticatorTest, TheEnvironmentKeyIsFullAccessToDefault) {
   Authenticator auth(keys_.get(), "cilia_test_from_env");
   auto who = auth.AuthenticateKey("cilia_test_from_env");
@@ -118,6 +130,7 @@ TEST_F(AuthenticatorTest, TheEnvironmentKeyIsFullAccessToDefault) {
   EXPECT_EQ(who->key_id, "env");
   EXPECT_EQ(who->name_space, "default");
   EXPECT_EQ(who->scopes, kAllScopes);
+  EXPECT_EQ(who->features, store::FeatureOverrides{});
   EXPECT_FALSE(auth.AuthenticateKey("cilia_test_from_en").ok());
   EXPECT_FALSE(auth.AuthenticateKey("cilia_test_from_envx").ok());
 }

@@ -96,6 +96,44 @@ TEST_F(KeyRoutesTest, BadCreateRequestsAre400) {
   }
 }
 
+TEST_F(KeyRoutesTest, AKeyMayBeCreatedWithItsOwnFeatureSwitches) {
+  auto reply = client_->Post("/v1/keys", As(admin_),
+                             R"({"scopes": ["chat"], "features": {"memory": false, "compression": true}})",
+                             "application/json");
+  ASSERT_TRUE(reply);
+  ASSERT_EQ(reply->status, 200) << reply->body;
+  json created = json::parse(reply->body);
+  EXPECT_EQ(created["features"], json({{"memory", false}, {"compression", true}}));
+  auto verified = keys_->Verify(created["key"].get<std::string>());
+  ASSERT_TRUE(verified.ok());
+  EXPECT_EQ(verified->features.memory, false);
+  EXPECT_EQ(verified->features.compression, true);
+  EXPECT_FALSE(verified->features.recall_tool);
+
+  auto listed = client_->Get("/v1/keys", As(admin_));
+  ASSERT_TRUE(listed);
+  json keys = json::parse(listed->body)["keys"];
+  EXPECT_EQ(keys[0]["features"], json::object()) << "a key without switches shows none";
+  EXPECT_EQ(keys.back()["features"], json({{"memory", false}, {"compression", true}}));
+}
+
+TEST_F(KeyRoutesTest, BadFeatureSwitchesAre400NamingThem) {
+  struct Case {
+    const char* body;
+    const char* named;
+  };
+  for (const Case& c : {Case{R"({"scopes": "chat", "features": {"telepathy": true}})", "telepathy"},
+                        Case{R"({"scopes": "chat", "features": {"memory": "off"}})", "features.memory"},
+                        Case{R"({"scopes": "chat", "features": "memory=off"})", "features"},
+                        Case{R"({"scopes": "chat", "features": [true]})", "features"}}) {
+    auto reply = client_->Post("/v1/keys", As(admin_), c.body, "application/json");
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 400) << c.body << " -> " << reply->body;
+    EXPECT_THAT(json::parse(reply->body)["error"]["message"].get<std::string>(), HasSubstr(c.named)) << c.body;
+  }
+  EXPECT_EQ(keys_->List().size(), 3u) << "nothing was created";
+}
+
 TEST_F(KeyRoutesTest, RevokingEndsAKeyOfTheCallersNamespace) {
   auto reply = client_->Delete(("/v1/keys/" + reader_.info.id).c_str(), As(admin_));
   ASSERT_TRUE(reply);

@@ -51,6 +51,9 @@ TEST(CommandLineTest, FlagsMayComeAnywhereAndUseEquals) {
   EXPECT_EQ(line->Get("namespace"), "other");
   EXPECT_EQ(line->Get("scopes"), "memory:read");
   EXPECT_EQ(line->Get("data"), "/tmp/d");
+  line = Parse({"keys", "create", "--scopes=chat", "--features", "memory=off,recall_tool=on"});
+  ASSERT_TRUE(line.ok()) << line.status().ToString();
+  EXPECT_EQ(line->Get("features"), "memory=off,recall_tool=on");
   line = Parse({"recall", "--data", "d", "上周三", "去了哪里"});
   ASSERT_TRUE(line.ok());
   EXPECT_THAT(line->positional, ElementsAre("上周三", "去了哪里"));

@@ -207,6 +207,143 @@ TEST_F(KeyStoreTest, ANewerSchemaIsRefused) {
   EXPECT_THAT(reopened.status().message(), HasSubstr("newer"));
 }
 
+TEST_F(KeyStoreTest, AKeyKeepsItsFeatureSwitches) {
+  FeatureOverrides features;
+  features.memory = false;
+  features.compression = true;
+  auto created = keys_->Create("no memory", "default", {"chat"}, features);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->info.features, features);
+  EXPECT_EQ(keys_->Verify(created->secret)->features, features);
+  keys_ = Open();
+  auto verified = keys_->Verify(created->secret);
+  ASSERT_TRUE(verified.ok());
+  EXPECT_EQ(verified->features, features);
+  EXPECT_FALSE(verified->features.recall_tool);
+  EXPECT_EQ(keys_->List().front().features, features);
+}
+
+TEST_F(KeyStoreTest, AKeyCreatedWithoutSwitchesFollowsTheConfig) {
+  NewApiKey created = Create();
+  keys_ = Open();
+  EXPECT_EQ(keys_->Verify(created.secret)->features, FeatureOverrides{});
+}
+
+TEST_F(KeyStoreTest, AKeyDatabaseOfTheFirstSchemaIsUpgradedInPlace) {
+  keys_.reset();
+  path_ = dir_ + "/first-schema.db";
+  {
+    auto db = Database::Open(path_, {});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec(R"sql(
+      CREATE TABLE api_keys (id TEXT PRIMARY KEY, name TEXT NOT NULL, namespace TEXT NOT NULL,
+        scopes TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL,
+        revoked_at INTEGER, last_used_at INTEGER);
+      INSERT INTO api_keys VALUES ('key_old', 'old', 'default', 'chat', 'abc', 1, NULL, NULL);
+      PRAGMA user_version = 1;)sql").ok());
+  }
+  keys_ = Open();
+  ASSERT_NE(keys_, nullptr);
+  auto old = keys_->Get("key_old");
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->name, "old");
+  EXPECT_EQ(old->features, FeatureOverrides{});
+  FeatureOverrides features;
+  features.recall_tool = false;
+  NewApiKey created = *keys_->Create("new", "default", {"chat"}, features);
+  keys_ = Open();
+  EXPECT_EQ(keys_->Verify(created.secret)->features, features);
+}
+
+TEST_F(KeyStoreTest, ASwitchOfANewerCiliaIsIgnored) {
+  NewApiKey created = Create();
+  keys_.reset();
+  {
+    auto db = Database::Open(path_, {});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(
+        (*db)->Exec(R"(UPDATE api_keys SET features = '{"telepathy": true, "memory": false, "compression": 1}')").ok());
+  }
+  keys_ = Open();
+  FeatureOverrides expected;
+  expected.memory = false;
+  EXPECT_EQ(keys_->Verify(created.secret)->features, expected);
+}
+
+TEST(FeatureOverridesTest, ParseReadsNameEqualsOnOrOff) {
+  auto parsed = ParseFeatureOverrides("memory=off, recall_tool=on");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->memory, false);
+  EXPECT_EQ(parsed->recall_tool, true);
+  EXPECT_FALSE(parsed->compression);
+  auto words = ParseFeatureOverrides("compression=false,memory=true");
+  ASSERT_TRUE(words.ok());
+  EXPECT_EQ(words->compression, false);
+  EXPECT_EQ(words->memory, true);
+}
+
+TEST(FeatureOverridesTest, ParseNamesWhatIsWrong) {
+  struct Case {
+    const char* list;
+    const char* named;
+  };
+  for (const Case& c : {Case{"telepathy=on", "\"telepathy\""}, Case{"memory=maybe", "\"maybe\""},
+                        Case{"memory", "\"memory\""}, Case{"memory=", "memory"}, Case{"=on", "\"\""},
+                        Case{"memory=on,memory=off", "memory is given twice"}, Case{"", "NAME=on"},
+                        Case{"memory=on,", "NAME=on"}, Case{"Memory=on", "\"Memory\""},
+                        Case{"记忆=on", "\"记忆\""}}) {
+    auto parsed = ParseFeatureOverrides(c.list);
+    ASSERT_FALSE(parsed.ok()) << c.list;
+    EXPECT_EQ(parsed.status().code(), Code::kInvalidArgument) << c.list;
+    EXPECT_THAT(parsed.status().message(), HasSubstr(c.named)) << c.list;
+    EXPECT_THAT(parsed.status().message(), HasSubstr("features")) << c.list;
+  }
+  EXPECT_THAT(ParseFeatureOverrides("x=on").status().message(), HasSubstr("memory, recall_tool, compression"));
+}
+
+TEST(FeatureOverridesTest, FormatIsTheParsedFormInCanonicalOrder) {
+  EXPECT_EQ(FormatFeatureOverrides({}), "");
+  auto parsed = ParseFeatureOverrides("compression=on,memory=off");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(FormatFeatureOverrides(*parsed), "memory=off,compression=on");
+  EXPECT_EQ(*ParseFeatureOverrides(FormatFeatureOverrides(*parsed)), *parsed);
+}
+
+TEST(FeatureOverridesTest, JsonHoldsOnlyTheSetSwitches) {
+  FeatureOverrides overrides;
+  EXPECT_EQ(FeatureOverridesToJson(overrides), nlohmann::json::object());
+  overrides.recall_tool = false;
+  EXPECT_EQ(FeatureOverridesToJson(overrides), nlohmann::json({{"recall_tool", false}}));
+  EXPECT_EQ(*FeatureOverridesFromJson(FeatureOverridesToJson(overrides)), overrides);
+  EXPECT_EQ(*FeatureOverridesFromJson(nlohmann::json::object()), FeatureOverrides{});
+}
+
+TEST(FeatureOverridesTest, JsonNamesWhatIsWrong) {
+  auto not_object = FeatureOverridesFromJson(nlohmann::json::array({"memory"}));
+  EXPECT_THAT(not_object.status().message(), HasSubstr("features"));
+  auto unknown = FeatureOverridesFromJson({{"telepathy", true}});
+  EXPECT_THAT(unknown.status().message(), HasSubstr("\"telepathy\""));
+  auto not_bool = FeatureOverridesFromJson({{"memory", "off"}});
+  EXPECT_EQ(not_bool.status().code(), Code::kInvalidArgument);
+  EXPECT_THAT(not_bool.status().message(), HasSubstr("features.memory"));
+}
+
+TEST(FeatureOverridesTest, ApplyReplacesOnlyWhatTheKeySets) {
+  FeaturesConfig base;
+  base.compression = false;
+  FeaturesConfig same = ApplyOverrides(base, {});
+  EXPECT_TRUE(same.memory);
+  EXPECT_TRUE(same.recall_tool);
+  EXPECT_FALSE(same.compression);
+  FeatureOverrides overrides;
+  overrides.memory = false;
+  overrides.compression = true;
+  FeaturesConfig applied = ApplyOverrides(base, overrides);
+  EXPECT_FALSE(applied.memory);
+  EXPECT_TRUE(applied.recall_tool);
+  EXPECT_TRUE(applied.compression);
+}
+
 TEST(ConstantTimeEqualsTest, ComparesWholeStrings) {
   EXPECT_TRUE(ConstantTimeEquals("", ""));
   EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));

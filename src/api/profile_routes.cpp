@@ -1,0 +1,92 @@
+#include "api/profile_routes.h"
+
+#include <fmt/format.h>
+
+#include "api/route_support.h"
+
+namespace cilia::api {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kDocumentPath = R"(/v1/profile/([^/]+))";
+
+Status NoSuchDocument(const std::string& name) {
+  return Status::NotFound(fmt::format("no profile document \"{}\"", name));
+}
+
+// The "content" of a PUT body.
+Result<std::string> ContentField(const httplib::Request& req) {
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
+  if (!body.is_object())
+    return Status::InvalidArgument("the body must be a JSON object: {\"content\": \"<markdown>\"}");
+  auto content = body.find("content");
+  if (content == body.end()) return Status::InvalidArgument("content: required, the document's markdown");
+  if (!content->is_string()) return Status::InvalidArgument("content: must be a string of markdown");
+  return content->get<std::string>();
+}
+
+}  // namespace
+
+json ProfileDocumentJson(const store::ProfileDocument& document) {
+  return {{"name", document.name}, {"content", document.content}, {"updated_at", FormatRfc3339(document.updated_at)}};
+}
+
+void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
+  server.Handle("GET", "/v1/profile", Scope::kMemoryRead,
+                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
+                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto documents, ns.store().Read([](store::Database& db) {
+                      return store::ProfileRepo(db).List();
+                    }));
+                    json list = json::array();
+                    for (const store::ProfileDocument& document : documents)
+                      list.push_back(ProfileDocumentJson(document));
+                    return json{{"documents", std::move(list)}};
+                  });
+                });
+
+  server.Handle("GET", kDocumentPath, Scope::kMemoryRead,
+                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+                  const std::string name = req.matches[1];
+                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
+                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto document, ns.store().Read([&](store::Database& db) {
+                      return store::ProfileRepo(db).Get(name);
+                    }));
+                    if (!document) return NoSuchDocument(name);
+                    return ProfileDocumentJson(*document);
+                  });
+                });
+
+  server.Handle("PUT", kDocumentPath, Scope::kMemoryWrite,
+                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+                  const std::string name = req.matches[1];
+                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
+                  auto content = ContentField(req);
+                  if (!content.ok()) return ReplyError(res, content.status());
+                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                    store::ProfileDocument document{name, std::move(*content), ns.clock().Now()};
+                    CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) {
+                      return store::ProfileRepo(db).Put(document.name, document.content, document.updated_at);
+                    }));
+                    return ProfileDocumentJson(document);
+                  });
+                });
+
+  server.Handle("DELETE", kDocumentPath, Scope::kMemoryWrite,
+                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+                  const std::string name = req.matches[1];
+                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
+                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(bool deleted, ns.store().Write([&](store::Database& db) {
+                      return store::ProfileRepo(db).Delete(name);
+                    }));
+                    if (!deleted) return NoSuchDocument(name);
+                    return json{{"deleted", true}, {"name", name}};
+                  });
+                });
+}
+
+}  // namespace cilia::api
