@@ -10,12 +10,16 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "api/chat_routes.h"
 #include "api/key_routes.h"
 #include "api/memory_routes.h"
+#include "api/profile_routes.h"
+#include "api/turn_routes.h"
 #include "api/server.h"
 #include "app/commands.h"
 #include "core/data_dir_lock.h"
 #include "core/log.h"
+#include "gateway/chat_service.h"
 #include "memory/registry.h"
 #include "store/key_store.h"
 
@@ -77,10 +81,16 @@ int RunServe(const CommandLine& command_line) {
   auto registry = memory::Registry::Open(*config);
   if (!registry.ok()) return ExitWithError(registry.status(), kExitFailure);
 
+  // Declared before the server, so that it outlives every request: its
+  // destructor waits for streams and summaries still running.
+  gateway::ChatService chat((*registry)->config(), **registry);
   api::ApiServer server(api::ServerOptions::FromConfig(config->server),
                         api::Authenticator(keys->get(), config->client_api_key));
   api::RegisterKeyRoutes(server, **keys);
   api::RegisterMemoryRoutes(server, **registry);
+  api::RegisterProfileRoutes(server, **registry);
+  api::RegisterTurnRoutes(server, **registry);
+  api::RegisterChatRoutes(server, chat, (*registry)->config());
   (*registry)->StartBackground();
   auto port = server.Start(*address);
   if (!port.ok()) {

@@ -142,6 +142,19 @@ const std::vector<SectionSpec>& Sections() {
        {Key("memory", &Config::features, &FeaturesConfig::memory),
         Key("recall_tool", &Config::features, &FeaturesConfig::recall_tool),
         Key("compression", &Config::features, &FeaturesConfig::compression)}},
+      {"gateway",
+       {Key("recall_rounds", &Config::gateway, &GatewayConfig::recall_rounds),
+        Key("recall_results", &Config::gateway, &GatewayConfig::recall_results),
+        Key("recall_result_chars", &Config::gateway, &GatewayConfig::recall_result_chars),
+        Key("menu_lines", &Config::gateway, &GatewayConfig::menu_lines),
+        Key("menu_tokens", &Config::gateway, &GatewayConfig::menu_tokens),
+        Key("snippets", &Config::gateway, &GatewayConfig::snippets),
+        Key("snippet_chars", &Config::gateway, &GatewayConfig::snippet_chars),
+        Key("compression_threshold_tokens", &Config::gateway, &GatewayConfig::compression_threshold_tokens),
+        Key("compression_keep_tokens", &Config::gateway, &GatewayConfig::compression_keep_tokens),
+        Key("keepalive_s", &Config::gateway, &GatewayConfig::keepalive_s),
+        Key("cache_ttl", &Config::gateway, &GatewayConfig::cache_ttl),
+        Key("chat_model_sees_images", &Config::gateway, &GatewayConfig::chat_model_sees_images)}},
   };
   return *sections;
 }
@@ -322,6 +335,7 @@ class Loader {
   Status ValidateModels() const;
   Status ValidateEmbedding() const;
   Status ValidateRetrieval() const;
+  Status ValidateGateway() const;
 
   std::string FileSource() const { return "config " + config_.file; }
   // "config ./cilia.toml: unknown key "server.lisen" (line 3)".
@@ -484,6 +498,7 @@ Status Loader::Validate() const {
   CILIA_RETURN_IF_ERROR(ValidateProviders());
   CILIA_RETURN_IF_ERROR(ValidateModels());
   CILIA_RETURN_IF_ERROR(ValidateEmbedding());
+  CILIA_RETURN_IF_ERROR(ValidateGateway());
   CILIA_RETURN_IF_ERROR(CheckRange("index.hnsw_threshold", config_.index.hnsw_threshold, 0, INT_MAX));
   return ValidateRetrieval();
 }
@@ -591,6 +606,25 @@ Status Loader::ValidateRetrieval() const {
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.per_conversation_day_cap", r.per_conversation_day_cap, 0, 1000));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.max_limit", r.max_limit, 1, 1000));
   return CheckRange("retrieval.default_limit", r.default_limit, 1, r.max_limit);
+}
+
+Status Loader::ValidateGateway() const {
+  const GatewayConfig& g = config_.gateway;
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.recall_rounds", g.recall_rounds, 0, 20));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.recall_results", g.recall_results, 1, 100));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.recall_result_chars", g.recall_result_chars, 200, 1000000));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_lines", g.menu_lines, 0, 50));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_tokens", g.menu_tokens, 0, 10000));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.snippets", g.snippets, 0, 20));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.snippet_chars", g.snippet_chars, 50, 100000));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.compression_threshold_tokens", g.compression_threshold_tokens, 1000, 10000000));
+  CILIA_RETURN_IF_ERROR(
+      CheckRange("gateway.compression_keep_tokens", g.compression_keep_tokens, 100, g.compression_threshold_tokens));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.keepalive_s", g.keepalive_s, 1, 3600));
+  if (!g.cache_ttl.empty() && g.cache_ttl != "1h") {
+    return Bad("gateway.cache_ttl", fmt::format("must be \"\" or \"1h\", got \"{}\"", g.cache_ttl));
+  }
+  return Status::Ok();
 }
 
 }  // namespace

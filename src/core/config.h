@@ -94,6 +94,22 @@ struct FeaturesConfig {
   bool compression = true;  // summarise long conversations
 };
 
+// The chat gateway's own knobs (docs/gateway.md says what each does and why).
+struct GatewayConfig {
+  int recall_rounds = 3;            // recall tool calls cilia runs in one turn before it asks for an answer
+  int recall_results = 5;           // results a recall tool call returns by default
+  int recall_result_chars = 6000;   // the tool result's length limit, in code points
+  int menu_lines = 6;               // lines of the per-turn menu
+  int menu_tokens = 150;            // the menu's budget in estimated tokens
+  int snippets = 3;                 // with recall_tool off: top recall results injected instead (0: none)
+  int snippet_chars = 600;          // each injected snippet's length limit, in code points
+  int compression_threshold_tokens = 60000;  // history past this (estimated) is summarised
+  int compression_keep_tokens = 20000;       // the recent part sent raw after a summary
+  int keepalive_s = 15;             // SSE comment sent to the client after this much upstream silence
+  std::string cache_ttl;            // "" (the 5-minute default) or "1h" for cilia's cache markers
+  bool chat_model_sees_images = false;  // false: requests with images go to models.vision when set
+};
+
 struct Config {
   ServerConfig server;
   std::vector<ProviderConfig> providers;
@@ -102,6 +118,7 @@ struct Config {
   IndexConfig index;
   RetrievalConfig retrieval;
   FeaturesConfig features;
+  GatewayConfig gateway;
 
   // CILIA_API_KEY: a client key the server accepts with full scopes for
   // namespace "default". Only ever compared, never stored or logged.

@@ -117,6 +117,11 @@ std::optional<milliseconds> NextAttempt(const Status& transport, long http_statu
 
 }  // namespace
 
+bool IsUpstreamFailure(const Status& status) {
+  return status.message().rfind(kHttpPrefix, 0) == 0 || status.code() == Code::kUnavailable ||
+         status.code() == Code::kTimeout;
+}
+
 UpstreamError UpstreamErrorOf(const Status& status) {
   const std::string& m = status.message();
   if (m.rfind(kHttpPrefix, 0) == 0) {

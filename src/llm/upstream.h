@@ -26,6 +26,9 @@ struct UpstreamError {
 // keeps its status, type and message; a transport failure becomes 504 (a
 // timeout) or 502 (anything else); any other Status maps by its code.
 UpstreamError UpstreamErrorOf(const Status& status);
+// True when the Status is an upstream's HTTP error reply or a failure to
+// reach it, as opposed to an error of cilia's own.
+bool IsUpstreamFailure(const Status& status);
 // {"error":{"message","type","code"}} and {"type":"error","error":{"type","message"}}.
 nlohmann::json OpenAIErrorBody(const UpstreamError& error);
 nlohmann::json AnthropicErrorBody(const UpstreamError& error);

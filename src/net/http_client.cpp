@@ -209,6 +209,10 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
 // line is quiet; that is the resolution of the first-byte and idle limits.
 int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto* t = static_cast<Transfer*>(user);
+  if (t->request->cancelled && t->request->cancelled()) {
+    t->stop = Stop::kCancelled;
+    return 1;
+  }
   const auto now = Clock::now();
   auto passed = [now](Clock::time_point since, int limit_ms) {
     return limit_ms > 0 && now - since > std::chrono::milliseconds(limit_ms);

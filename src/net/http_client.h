@@ -29,6 +29,10 @@ struct HttpRequest {
   int first_byte_timeout_ms = 120000;  // from the start until the first response byte
   int idle_timeout_ms = 120000;        // longest silence after the first byte
   int total_timeout_ms = 0;
+  // Asked about once a second, and with every piece of data: returning true
+  // cuts the transfer (e.g. the client this call serves went away while the
+  // upstream was silent). Empty: never.
+  std::function<bool()> cancelled;
 };
 
 struct HttpResponse {

@@ -318,6 +318,26 @@ TEST_F(HttpClientTest, SilenceAfterFirstByteTimesOutAtTheIdleLimit) {
   EXPECT_EQ(received, "first");
 }
 
+TEST_F(HttpClientTest, CancelledProbeCutsASilentStreamWithoutWaitingForTheIdleLimit) {
+  HttpRequest request = Get("/stall-after-first");
+  request.idle_timeout_ms = 60000;
+  std::atomic<bool> client_gone{false};
+  request.cancelled = [&client_gone] { return client_gone.load(); };
+  std::string received;
+
+  Result<StreamResult> result = SendStreaming(
+      request, [](long, const Headers&) { return true; },
+      [&](std::string_view chunk) {
+        received.append(chunk);
+        client_gone = true;  // the client leaves while the upstream is silent
+        return true;
+      });
+
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_TRUE(result->cancelled);
+  EXPECT_EQ(received, "first");
+}
+
 TEST_F(HttpClientTest, NoAnswerTimesOutAtTheFirstByteLimit) {
   HttpRequest request = Get("/stall-before-head");
   request.first_byte_timeout_ms = 200;

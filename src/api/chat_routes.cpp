@@ -1,0 +1,185 @@
+#include "api/chat_routes.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "llm/routing.h"
+#include "llm/upstream.h"
+#include "store/key_store.h"
+
+namespace cilia::api {
+namespace {
+
+using nlohmann::json;
+
+// Bytes from the stream's thread to the connection's.
+class StreamPump : public gateway::ChatSink {
+ public:
+  bool Write(std::string_view bytes) override {
+    if (gone_.load()) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    chunks_.emplace_back(bytes);
+    started_ = true;
+    cv_.notify_all();
+    return true;
+  }
+  bool ClientGone() const override { return gone_.load(); }
+  void MarkGone() { gone_ = true; }
+
+  void Close(Status status) {
+    std::lock_guard<std::mutex> lock(mu_);
+    outcome_ = std::move(status);
+    finished_ = true;
+    cv_.notify_all();
+  }
+
+  // Blocks until the first bytes or the end. True: bytes are coming.
+  bool WaitForStart() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return started_ || finished_; });
+    return started_;
+  }
+  Status outcome() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return outcome_;
+  }
+
+  // Writes everything to the sink until the stream ends; a keep-alive
+  // comment after `idle` of silence. False when the client went away.
+  bool Drain(httplib::DataSink& sink, std::chrono::seconds idle) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      if (!chunks_.empty()) {
+        std::string bytes = std::move(chunks_.front());
+        chunks_.pop_front();
+        lock.unlock();
+        if (!sink.write(bytes.data(), bytes.size())) return Gone();
+        lock.lock();
+        continue;
+      }
+      if (finished_) {
+        lock.unlock();
+        sink.done();
+        return true;
+      }
+      if (!cv_.wait_for(lock, idle, [this] { return !chunks_.empty() || finished_; })) {
+        lock.unlock();
+        static constexpr std::string_view kKeepAlive = ": keep-alive\n\n";
+        if (!sink.write(kKeepAlive.data(), kKeepAlive.size())) return Gone();
+        lock.lock();
+      }
+    }
+  }
+
+ private:
+  bool Gone() {
+    gone_ = true;
+    return false;
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> chunks_;
+  bool started_ = false, finished_ = false;
+  Status outcome_;
+  std::atomic<bool> gone_{false};
+};
+
+json UpstreamErrorJson(const Status& status, gateway::Wire wire, int* http_status) {
+  const llm::UpstreamError error = llm::UpstreamErrorOf(status);
+  *http_status = error.http_status;
+  return wire == gateway::Wire::kAnthropic ? llm::AnthropicErrorBody(error) : llm::OpenAIErrorBody(error);
+}
+
+void ServeChat(gateway::ChatService& service, const Config& config, gateway::ChatEndpoint endpoint, ErrorStyle style,
+               const httplib::Request& req, httplib::Response& res, const Principal& who) {
+  auto body = ParseJsonBody(req);
+  if (!body.ok()) return ReplyError(res, body.status(), style);
+  gateway::ChatCall call;
+  call.endpoint = endpoint;
+  call.body = std::move(*body);
+  call.conversation_header = req.get_header_value("X-Cilia-Conversation");
+  if (req.has_header("anthropic-beta")) call.forward_headers.emplace_back("anthropic-beta", req.get_header_value("anthropic-beta"));
+  call.name_space = who.name_space;
+  call.features = store::ApplyOverrides(config.features, who.features);
+
+  auto turn = service.Prepare(std::move(call));
+  if (!turn.ok()) {
+    // Upstream failures while preparing (the guide-dog's vision call) keep their status.
+    if (llm::IsUpstreamFailure(turn.status())) {
+      int status = 502;
+      const gateway::Wire wire = style == ErrorStyle::kAnthropic ? gateway::Wire::kAnthropic : gateway::Wire::kOpenAI;
+      const json error = UpstreamErrorJson(turn.status(), wire, &status);
+      return ReplyJson(res, status, error);
+    }
+    return ReplyError(res, turn.status(), style);
+  }
+  std::shared_ptr<gateway::PreparedTurn> prepared = *turn;
+  const gateway::Wire wire = gateway::ChatService::ClientWire(*prepared);
+  if (!gateway::ChatService::WantsStream(*prepared)) {
+    gateway::ChatReply reply = service.Complete(*prepared);
+    return ReplyJson(res, reply.http_status, reply.body);
+  }
+
+  auto pump = std::make_shared<StreamPump>();
+  auto guard = std::make_shared<gateway::ChatService::StreamGuard>(service);
+  std::thread([&service, prepared, pump, guard] { pump->Close(service.Stream(*prepared, *pump)); }).detach();
+  if (!pump->WaitForStart()) {
+    const Status outcome = pump->outcome();
+    int status = 502;
+    json error = outcome.ok() ? json{{"error", {{"message", "the upstream sent an empty stream"}, {"type", "upstream_error"}, {"code", nullptr}}}}
+                              : UpstreamErrorJson(outcome, wire, &status);
+    return ReplyJson(res, status, error);
+  }
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("X-Accel-Buffering", "no");
+  const std::chrono::seconds idle(config.gateway.keepalive_s);
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [pump, idle](size_t, httplib::DataSink& sink) { return pump->Drain(sink, idle); },
+      [pump](bool success) {
+        if (!success) pump->MarkGone();
+      });
+}
+
+json ModelList(const Config& config, bool anthropic_shape) {
+  json data = json::array();
+  for (const std::string& id : llm::ListedModels(config)) {
+    if (anthropic_shape) {
+      data.push_back({{"type", "model"}, {"id", id}, {"display_name", id}, {"created_at", "1970-01-01T00:00:00Z"}});
+    } else {
+      data.push_back({{"id", id}, {"object", "model"}, {"created", 0}, {"owned_by", "cilia"}});
+    }
+  }
+  if (!anthropic_shape) return {{"object", "list"}, {"data", std::move(data)}};
+  json first = data.empty() ? json(nullptr) : data.front()["id"];
+  json last = data.empty() ? json(nullptr) : data.back()["id"];
+  return {{"data", std::move(data)}, {"has_more", false}, {"first_id", first}, {"last_id", last}};
+}
+
+}  // namespace
+
+void RegisterChatRoutes(ApiServer& server, gateway::ChatService& service, const Config& config) {
+  auto route = [&](const char* path, gateway::ChatEndpoint endpoint, ErrorStyle style) {
+    server.Handle("POST", path, Scope::kChat,
+                  [&service, &config, endpoint, style](const httplib::Request& req, httplib::Response& res,
+                                                       const Principal& who) {
+                    ServeChat(service, config, endpoint, style, req, res, who);
+                  },
+                  style);
+  };
+  route("/v1/chat/completions", gateway::ChatEndpoint::kChatCompletions, ErrorStyle::kOpenAI);
+  route("/v1/messages", gateway::ChatEndpoint::kMessages, ErrorStyle::kAnthropic);
+  route("/v1/guide-dog/chat/completions", gateway::ChatEndpoint::kGuideDog, ErrorStyle::kOpenAI);
+  // Anthropic's SDKs send anthropic-version; they get the list in their shape.
+  server.Handle("GET", "/v1/models", Scope::kChat,
+                [&config](const httplib::Request& req, httplib::Response& res, const Principal&) {
+                  ReplyJson(res, 200, ModelList(config, req.has_header("anthropic-version")));
+                });
+}
+
+}  // namespace cilia::api

@@ -1,0 +1,81 @@
+#include "gateway/chat_request.h"
+
+#include <gtest/gtest.h>
+
+namespace cilia::gateway {
+namespace {
+
+using nlohmann::json;
+
+TEST(ReadClientTurn, OpenAIHistoryKeepsWhatPeopleSaidAndTheLastUserMessageIsCurrent) {
+  const json body = json::parse(R"({
+    "model": "companion", "user": "alice", "stream": true, "stream_options": {"include_usage": true},
+    "messages": [
+      {"role": "system", "content": "Be kind."},
+      {"role": "user", "content": "我的猫叫年糕 🐱"},
+      {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "w", "arguments": "{}"}}]},
+      {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+      {"role": "assistant", "content": "好名字！"},
+      {"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]}
+    ]})");
+  auto turn = ReadClientTurn(body, Wire::kOpenAI);
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+  ASSERT_EQ(turn->history.size(), 2u);
+  EXPECT_EQ(turn->history[0].text, "我的猫叫年糕 🐱");
+  EXPECT_EQ(turn->history[0].content, "我的猫叫年糕 🐱");
+  EXPECT_EQ(turn->history[1].role, "assistant");
+  ASSERT_TRUE(turn->current.has_value());
+  EXPECT_EQ(turn->current->text, "look");
+  ASSERT_TRUE(turn->current->content.is_array());
+  EXPECT_EQ(turn->current->content[1]["type"], "image_url");
+  EXPECT_TRUE(turn->has_images);
+  EXPECT_EQ(turn->client_user, "alice");
+  EXPECT_TRUE(turn->stream);
+  EXPECT_TRUE(turn->include_usage);
+}
+
+TEST(ReadClientTurn, AnthropicToolResultTurnHasNoNewUserMessage) {
+  const json body = json::parse(R"({
+    "model": "m", "metadata": {"user_id": "u-7"},
+    "messages": [
+      {"role": "user", "content": [{"type": "text", "text": "weather?", "cache_control": {"type": "ephemeral"}}]},
+      {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "w", "input": {}}]},
+      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "sunny"}]}
+    ]})");
+  auto turn = ReadClientTurn(body, Wire::kAnthropic);
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+  EXPECT_FALSE(turn->current.has_value());
+  ASSERT_EQ(turn->history.size(), 1u);
+  EXPECT_EQ(turn->history[0].content, json::parse(R"([{"type":"text","text":"weather?"}])")) << "cache_control is not content";
+  EXPECT_EQ(turn->client_user, "u-7");
+  EXPECT_FALSE(turn->stream);
+}
+
+TEST(ReadClientTurn, BadBodiesNameTheField) {
+  EXPECT_EQ(ReadClientTurn(json::array(), Wire::kOpenAI).status().message(), "body: must be a JSON object");
+  EXPECT_EQ(ReadClientTurn(json{{"model", "m"}}, Wire::kOpenAI).status().message(), "messages: required, an array of messages");
+  EXPECT_EQ(ReadClientTurn(json{{"messages", json::array()}}, Wire::kOpenAI).status().message(), "messages: must not be empty");
+  EXPECT_EQ(ReadClientTurn(json{{"messages", json::array({1})}}, Wire::kOpenAI).status().message(), "messages[0]: must be an object");
+  EXPECT_EQ(ReadClientTurn(json{{"messages", json::array({json::object()})}}, Wire::kAnthropic).status().message(),
+            "messages[0].role: required, a string");
+}
+
+TEST(MenuQueryOf, NewestUserTextsAndThePreviousReply) {
+  ClientTurn turn;
+  turn.history = {{"user", "one", "one"}, {"assistant", "reply one", "reply one"}, {"user", "two", "two"},
+                  {"assistant", "reply two", "reply two"}};
+  turn.current = ClientMessage{"user", "three", "three"};
+  const MenuQuery query = MenuQueryOf(turn);
+  EXPECT_EQ(query.user_texts, (std::vector<std::string>{"two", "three"}));
+  EXPECT_EQ(query.previous_assistant, "reply two");
+}
+
+TEST(MessageText, JoinsTextPartsOfEitherFormat) {
+  EXPECT_EQ(MessageText(json{{"role", "user"}, {"content", "plain"}}), "plain");
+  EXPECT_EQ(MessageText(json::parse(R"({"content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]})")),
+            "a\nb");
+  EXPECT_EQ(MessageText(json{{"content", nullptr}}), "");
+}
+
+}  // namespace
+}  // namespace cilia::gateway

@@ -1,0 +1,333 @@
+#include "gateway/chat_service.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "../net/local_server.h"
+#include "../testing/temp_dir.h"
+#include "core/clock.h"
+#include "memory/archive.h"
+#include "net/sse.h"
+#include "store/message_repo.h"
+#include "store/turn_repo.h"
+
+namespace cilia::gateway {
+namespace {
+
+using nlohmann::json;
+
+// A scripted OpenAI-compatible upstream. The last user text decides:
+// "RECALL" calls recall, "WEATHER" calls the client's tool, "BOTH" both,
+// "FAIL" answers 500; a request ending in a tool result answers with it.
+class ScriptedUpstream {
+ public:
+  ScriptedUpstream()
+      : server_([this](httplib::Server& s) {
+          s.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { Answer(req, res); });
+        }) {}
+
+  std::string base_url() const { return server_.Url("/v1"); }
+  std::vector<json> requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return requests_;
+  }
+
+ private:
+  static json Call(const std::string& id, const std::string& name, const std::string& arguments) {
+    return {{"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
+  }
+
+  void Answer(const httplib::Request& req, httplib::Response& res) {
+    const json body = json::parse(req.body);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      requests_.push_back(body);
+    }
+    const json& last = body["messages"].back();
+    std::string user_text;
+    for (const json& m : body["messages"]) {
+      if (m["role"] != "user") continue;
+      user_text = m["content"].is_string() ? m["content"].get<std::string>() : m["content"][0]["text"].get<std::string>();
+    }
+    json message = {{"role", "assistant"}, {"content", nullptr}};
+    std::string finish = "stop";
+    if (last["role"] == "tool") {
+      message["content"] = "tool result: " + last["content"].get<std::string>();
+    } else if (user_text.find("FAIL") != std::string::npos) {
+      res.status = 500;
+      res.set_content(R"({"error":{"message":"upstream broke","type":"server_error"}})", "application/json");
+      return;
+    } else if (user_text.find("BOTH") != std::string::npos) {
+      message["tool_calls"] = json::array({Call("call_r", "recall", R"({"query":"cat"})"), Call("call_w", "weather", "{}")});
+      finish = "tool_calls";
+    } else if (user_text.find("RECALL") != std::string::npos) {
+      message["content"] = "Let me look. ";
+      message["tool_calls"] = json::array({Call("call_r", "recall", R"({"query":"cat named"})")});
+      finish = "tool_calls";
+    } else if (user_text.find("WEATHER") != std::string::npos) {
+      message["tool_calls"] = json::array({Call("call_w", "weather", R"({"city":"Paris"})")});
+      finish = "tool_calls";
+    } else {
+      message["content"] = "echo: " + user_text.substr(0, user_text.find("\n\n<turn_context>"));
+    }
+    const json usage = {{"prompt_tokens", 100}, {"completion_tokens", 10}, {"prompt_tokens_details", {{"cached_tokens", 50}}}};
+    if (!body.value("stream", false)) {
+      res.set_content(json{{"id", "cmpl-1"}, {"object", "chat.completion"}, {"model", "up"},
+                           {"choices", json::array({{{"index", 0}, {"message", message}, {"finish_reason", finish}}})},
+                           {"usage", usage}}
+                          .dump(),
+                      "application/json");
+      return;
+    }
+    std::string sse;
+    auto chunk = [&](json delta, json finish_reason) {
+      sse += "data: " + json{{"id", "cmpl-s"}, {"model", "up"},
+                             {"choices", json::array({{{"index", 0}, {"delta", delta}, {"finish_reason", finish_reason}}})}}
+                            .dump() + "\n\n";
+    };
+    chunk({{"role", "assistant"}, {"content", ""}}, nullptr);
+    if (message["content"].is_string()) chunk({{"content", message["content"]}}, nullptr);
+    if (message.contains("tool_calls")) {
+      for (size_t i = 0; i < message["tool_calls"].size(); ++i) {
+        json call = message["tool_calls"][i];
+        call["index"] = i;
+        chunk({{"tool_calls", json::array({call})}}, nullptr);
+      }
+    }
+    chunk(json::object(), finish);
+    sse += "data: " + json{{"id", "cmpl-s"}, {"choices", json::array()}, {"usage", usage}}.dump() + "\n\ndata: [DONE]\n\n";
+    res.set_content(sse, "text/event-stream");
+  }
+
+  std::mutex mu_;
+  std::vector<json> requests_;
+  testing::LocalServer server_;
+};
+
+class CollectingSink : public ChatSink {
+ public:
+  bool Write(std::string_view bytes) override {
+    bytes_.append(bytes);
+    return true;
+  }
+  bool ClientGone() const override { return false; }
+  // The data of every event written.
+  std::vector<std::string> Events() const {
+    std::vector<std::string> out;
+    net::SseParser parser;
+    parser.Feed(bytes_, [&](const net::SseEvent& e) { out.push_back(e.data); });
+    return out;
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+class ChatServiceTest : public ::testing::Test {
+ protected:
+  ChatServiceTest() : clock_(1'780'000'000'000) {
+    config_.server.data_dir = dir_.path();
+    config_.server.time_zone = "UTC";
+    ProviderConfig provider;
+    provider.name = "up";
+    provider.base_url = upstream_.base_url();
+    provider.api_key = "test-upstream-key";
+    config_.providers.push_back(provider);
+    config_.models.chat = "up/model";
+    registry_ = std::move(memory::Registry::Open(config_, clock_)).value();
+    service_ = std::make_unique<ChatService>(registry_->config(), *registry_);
+    // A fact from an earlier conversation, for the recall tool to find.
+    memory::IngestConversation earlier;
+    earlier.conversation_id = "pets";
+    earlier.messages.push_back({"p1", "user", "", "My cat is named Mochi and she hates the vacuum.", clock_.Now() - 86'400'000});
+    memory::Archive archive(ns());
+    auto stored = archive.Store(earlier);
+    EXPECT_TRUE(stored.ok());
+    EXPECT_TRUE(archive.IndexConversation(stored->conversation_id).ok());
+  }
+
+  memory::Namespace& ns() { return *registry_->Get("default").value(); }
+
+  ChatCall Call(json body, const std::string& conversation = "") {
+    ChatCall call;
+    call.body = std::move(body);
+    call.conversation_header = conversation;
+    call.name_space = "default";
+    return call;
+  }
+
+  static json User(const std::string& text) { return {{"role", "user"}, {"content", text}}; }
+  static json Assistant(const std::string& text) { return {{"role", "assistant"}, {"content", text}}; }
+  static json Body(json messages, bool stream = false) {
+    return {{"model", "companion"}, {"messages", std::move(messages)}, {"stream", stream}};
+  }
+
+  ChatReply Complete(json body, const std::string& conversation = "") {
+    auto turn = service_->Prepare(Call(std::move(body), conversation));
+    EXPECT_TRUE(turn.ok()) << turn.status().ToString();
+    return service_->Complete(**turn);
+  }
+
+  std::vector<store::MessageRecord> Messages(const std::string& conversation) {
+    return ns().store().Read([&](store::Database& db) -> Result<std::vector<store::MessageRecord>> {
+      store::MessageRepo repo(db);
+      CILIA_ASSIGN_OR_RETURN(auto c, repo.FindConversation(conversation));
+      if (!c) return std::vector<store::MessageRecord>{};
+      return repo.MessagesFrom(c->id, 0);
+    }).value();
+  }
+
+  std::vector<store::TurnRecord> Turns() {
+    return ns().store().Read([](store::Database& db) { return store::TurnRepo(db).List(std::nullopt, std::nullopt, 100); }).value();
+  }
+
+  testing::TempDir dir_;
+  FakeClock clock_;
+  ScriptedUpstream upstream_;
+  Config config_;
+  std::unique_ptr<memory::Registry> registry_;
+  std::unique_ptr<ChatService> service_;
+};
+
+TEST_F(ChatServiceTest, StoresBothSidesVerbatimAndARetryStoresNothingTwice) {
+  const json body = Body({User("hello there 🌸")});
+  ChatReply first = Complete(body, "c1");
+  ASSERT_EQ(first.http_status, 200) << first.body.dump();
+  EXPECT_EQ(first.body["choices"][0]["message"]["content"], "echo: hello there 🌸");
+  EXPECT_EQ(first.body["model"], "companion");
+  Complete(body, "c1");
+  const auto messages = Messages("c1");
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0].text, "hello there 🌸");
+  EXPECT_EQ(messages[1].role, "assistant");
+  EXPECT_EQ(messages[1].text, "echo: hello there 🌸");
+  EXPECT_EQ(messages[0].source, "gateway");
+}
+
+TEST_F(ChatServiceTest, AClientWithoutAnIdContinuesTheConversationItsHistoryMatches) {
+  Complete(Body({User("first words")}));
+  ChatReply second = Complete(Body({User("first words"), Assistant("echo: first words"), User("second words")}));
+  ASSERT_EQ(second.http_status, 200);
+  const auto turns = Turns();
+  ASSERT_EQ(turns.size(), 2u);
+  EXPECT_EQ(turns[0].conversation_id, turns[1].conversation_id);
+  EXPECT_EQ(Messages(turns[0].conversation_id).size(), 4u);
+}
+
+TEST_F(ChatServiceTest, TheUpstreamSeesMemoryAfterTheClientsTextAndTheRecallToolLast) {
+  json body = Body({User("tell me about my cat")});
+  body["tools"] = json::array({{{"type", "function"}, {"function", {{"name", "weather"}, {"parameters", {{"type", "object"}}}}}}});
+  Complete(body, "c2");
+  const json sent = upstream_.requests().back();
+  ASSERT_EQ(sent["tools"].size(), 2u);
+  EXPECT_EQ(sent["tools"][0]["function"]["name"], "weather");
+  EXPECT_EQ(sent["tools"][1]["function"]["name"], "recall");
+  const std::string user = sent["messages"].back()["content"].is_string() ? sent["messages"].back()["content"].get<std::string>()
+                                                                          : sent["messages"].back().dump();
+  EXPECT_EQ(user.rfind("tell me about my cat", 0), 0u) << "the client's words come first, unchanged";
+  EXPECT_NE(user.find("<turn_context>"), std::string::npos);
+  EXPECT_NE(user.find("Mochi"), std::string::npos) << "the menu names the earlier fact";
+  EXPECT_FALSE(Turns().front().injected["menu"].empty());
+}
+
+TEST_F(ChatServiceTest, ARecallCallIsRunInsideAndTheClientGetsOneAnswer) {
+  ChatReply reply = Complete(Body({User("what is my cat called? RECALL")}), "c3");
+  ASSERT_EQ(reply.http_status, 200) << reply.body.dump();
+  const json message = reply.body["choices"][0]["message"];
+  const std::string content = message["content"];
+  EXPECT_EQ(content.rfind("Let me look. tool result: ", 0), 0u) << content;
+  EXPECT_NE(content.find("My cat is named Mochi"), std::string::npos);
+  EXPECT_FALSE(message.contains("tool_calls"));
+  EXPECT_EQ(reply.body["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(reply.body["usage"]["prompt_tokens"], 200) << "usage of both rounds";
+  const auto requests = upstream_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[1]["messages"].back()["role"], "tool");
+  EXPECT_EQ(requests[1]["messages"].back()["tool_call_id"], "call_r");
+  EXPECT_EQ(Turns().front().recall_rounds, 1);
+  EXPECT_EQ(Messages("c3").back().text, content) << "the stored answer is what the client saw";
+}
+
+TEST_F(ChatServiceTest, ARecallCallBesideAClientToolIsDroppedAndTheClientToolReturned) {
+  json body = Body({User("BOTH please")});
+  body["tools"] = json::array({{{"type", "function"}, {"function", {{"name", "weather"}, {"parameters", {{"type", "object"}}}}}}});
+  ChatReply reply = Complete(body, "c4");
+  ASSERT_EQ(reply.http_status, 200);
+  const json calls = reply.body["choices"][0]["message"]["tool_calls"];
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]["id"], "call_w");
+  EXPECT_EQ(reply.body["choices"][0]["finish_reason"], "tool_calls");
+  EXPECT_EQ(upstream_.requests().size(), 1u);
+}
+
+TEST_F(ChatServiceTest, StreamingARecallTurnReadsAsOneStream) {
+  auto turn = service_->Prepare(Call(Body({User("what is my cat called? RECALL")}, true), "c5"));
+  ASSERT_TRUE(turn.ok());
+  CollectingSink sink;
+  ASSERT_TRUE(service_->Stream(**turn, sink).ok());
+  const auto events = sink.Events();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back(), "[DONE]");
+  std::string text;
+  int done = 0, finishes = 0;
+  for (const std::string& e : events) {
+    if (e == "[DONE]") {
+      ++done;
+      continue;
+    }
+    const json chunk = json::parse(e);
+    EXPECT_FALSE(chunk.contains("usage")) << "the client did not ask for usage";
+    for (const json& choice : chunk["choices"]) {
+      if (!choice["finish_reason"].is_null()) ++finishes;
+      EXPECT_FALSE(choice["delta"].contains("tool_calls")) << e;
+      if (choice["delta"].contains("content")) text += choice["delta"]["content"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(done, 1);
+  EXPECT_EQ(finishes, 1);
+  EXPECT_NE(text.find("My cat is named Mochi"), std::string::npos) << text;
+  EXPECT_EQ(Messages("c5").back().text, text);
+}
+
+TEST_F(ChatServiceTest, AnUpstreamRefusalBeforeTheFirstByteIsTheCallersToAnswer) {
+  auto turn = service_->Prepare(Call(Body({User("FAIL now")}, true), "c6"));
+  ASSERT_TRUE(turn.ok());
+  CollectingSink sink;
+  const Status status = service_->Stream(**turn, sink);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(llm::UpstreamErrorOf(status).http_status, 500);
+  EXPECT_TRUE(sink.bytes().empty());
+  ChatReply reply = Complete(Body({User("FAIL again")}), "c6");
+  EXPECT_EQ(reply.http_status, 500);
+  EXPECT_EQ(reply.body["error"]["message"], "upstream broke");
+  EXPECT_EQ(Messages("c6").size(), 2u) << "the user's messages are kept, no answer is invented";
+}
+
+TEST_F(ChatServiceTest, WithMemoryOffTheRequestGoesThroughAsItCame) {
+  ChatCall call = Call(Body({User("RECALL private")}), "c7");
+  call.features.memory = false;
+  auto turn = service_->Prepare(std::move(call));
+  ASSERT_TRUE(turn.ok());
+  ChatReply reply = service_->Complete(**turn);
+  EXPECT_EQ(reply.http_status, 200);
+  const json sent = upstream_.requests().back();
+  EXPECT_FALSE(sent.contains("tools"));
+  EXPECT_EQ(sent["messages"].back()["content"], "RECALL private");
+  EXPECT_TRUE(Messages("c7").empty());
+}
+
+TEST_F(ChatServiceTest, AnUnknownModelIsTheClientsMistakeAndNamesTheModels) {
+  json body = Body({User("hi")});
+  body["model"] = "nope";
+  auto turn = service_->Prepare(Call(body));
+  ASSERT_FALSE(turn.ok());
+  EXPECT_EQ(turn.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(turn.status().message().find("companion"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cilia::gateway
