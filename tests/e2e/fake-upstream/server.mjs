@@ -9,7 +9,6 @@ const LOOKBACK_BLOCKS = 20; // Anthropic checks for cache hits this many blocks 
 const OPENAI_CACHE_MIN = 1024; // OpenAI caches prompts from this many tokens, in steps of:
 const OPENAI_CACHE_STEP = 128;
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const tokens = (text) => Math.ceil(text.length / 4);
 const sha = (text) => createHash('sha256').update(text).digest('hex');
 
@@ -26,13 +25,17 @@ function textOf(content) {
   return content.filter((p) => p && p.type === 'text').map((p) => p.text).join('\n');
 }
 
-// The last user text (where directives live) and, when the conversation ends in
-// tool results, the first result's text.
+// cilia's per-turn block in the last user message. It quotes stored messages (the menu), which
+// may hold directives of earlier turns: those are not this turn's script.
+const TURN_CONTEXT = /<turn_context>[\s\S]*?<\/turn_context>/g;
+
+// The last user text (where directives live) without cilia's turn context and, when the
+// conversation ends in tool results, the first result's text.
 function readConversation(api, body) {
   const messages = Array.isArray(body.messages) ? body.messages : [];
   let userText = '';
   for (let i = messages.length - 1; i >= 0 && !userText; i--) {
-    if (messages[i].role === 'user') userText = textOf(messages[i].content);
+    if (messages[i].role === 'user') userText = textOf(messages[i].content).replace(TURN_CONTEXT, '').trim();
   }
   let toolResult = null;
   const last = messages[messages.length - 1];
@@ -45,12 +48,13 @@ function readConversation(api, body) {
 }
 
 function parseScript(text) {
-  const script = { reply: null, tool: null, error: null, stall: 0, slow: 0, reasoning: false };
+  const script = { reply: null, tool: null, error: null, stall: 0, slow: 0, cut: 0, reasoning: false };
   for (const [, name, arg = ''] of text.matchAll(/\[\[(\w+)(?::(.*?))?\]\](?!\])/gs)) {
     if (name === 'reply') script.reply = arg;
     else if (name === 'error') script.error = Number(arg) || 500;
     else if (name === 'stall') script.stall = Number(arg) || 0;
     else if (name === 'slow') script.slow = Number(arg) || 0;
+    else if (name === 'cut') script.cut = Number(arg) || 1;
     else if (name === 'reasoning') script.reasoning = true;
     else if (name === 'tool') {
       const colon = arg.indexOf(':');
@@ -89,6 +93,13 @@ function pieces(text) {
 
 // ---- prompt-cache simulation ---------------------------------------------------------
 
+// JSON with the keys of every object sorted: key order means nothing to a real API's cache, and
+// {"type":"text","text":…} made from a string must equal the same block as a client sent it.
+const canonical = (value) =>
+  JSON.stringify(value, (key, inner) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
+  );
+
 const strip = (block) => {
   if (!block || typeof block !== 'object') return block;
   const { cache_control, ...rest } = block; // the marker is not part of the cached bytes
@@ -98,7 +109,7 @@ const strip = (block) => {
 // tools, system, then every message's blocks, in wire order: [{json, marked}]
 function anthropicBlocks(body) {
   const blocks = [];
-  const add = (item, marked) => blocks.push({ json: JSON.stringify(strip(item)), marked: Boolean(marked) });
+  const add = (item, marked) => blocks.push({ json: canonical(strip(item)), marked: Boolean(marked) });
   for (const tool of body.tools ?? []) add(tool, tool.cache_control);
   const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : body.system ?? [];
   for (const block of system) add(block, block.cache_control);
@@ -145,7 +156,7 @@ function anthropicUsage(body, outputText) {
 }
 
 function openaiUsage(body, outputText) {
-  const items = [...(body.tools ?? []), ...(body.messages ?? [])].map((item) => ({ json: JSON.stringify(item) }));
+  const items = [...(body.tools ?? []), ...(body.messages ?? [])].map((item) => ({ json: canonical(item) }));
   const blocks = chained(items);
   let longest = 0;
   for (const b of blocks) {
@@ -264,15 +275,38 @@ function anthropicEvents(body, answer) {
   return events;
 }
 
+// Waits `ms`, or less when the caller hangs up first.
+function pause(res, ms) {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const hungUp = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      res.removeListener('close', hungUp);
+      resolve();
+    }, ms);
+    res.once('close', hungUp);
+  });
+}
+
+// Streams the fake itself broke off ([[cut:N]]): not a caller that hung up.
+const cutStreams = new WeakSet();
+
 async function stream(res, events, script) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  let gone = false;
-  res.on('close', () => (gone = true));
-  for (let i = 0; i < events.length && !gone; i++) {
+  for (let i = 0; i < events.length && !res.destroyed; i++) {
     const [name, data] = events[i];
     res.write(`${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
-    if (i === 0 && script.stall) await sleep(script.stall);
-    else if (script.slow) await sleep(script.slow);
+    if (script.cut && i + 1 >= script.cut && i + 1 < events.length) {
+      cutStreams.add(res);
+      await new Promise((resolve) => res.write('', resolve)); // the events so far reach the caller
+      res.destroy();
+      return;
+    }
+    if (i === 0 && script.stall) await pause(res, script.stall);
+    else if (script.slow) await pause(res, script.slow);
   }
   res.end();
 }
@@ -289,7 +323,7 @@ async function chat(api, body, res) {
     await stream(res, api === 'openai' ? openaiEvents(body, answer) : anthropicEvents(body, answer), script);
     return;
   }
-  if (script.stall) await sleep(script.stall);
+  if (script.stall) await pause(res, script.stall);
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify(api === 'openai' ? openaiWhole(body, answer) : anthropicWhole(body, answer)));
 }
@@ -320,7 +354,12 @@ const server = createServer(async (req, res) => {
     return reply(400, errorBody(api, 400));
   }
   const headers = Object.fromEntries(KEPT_HEADERS.filter((h) => req.headers[h]).map((h) => [h, req.headers[h]]));
-  requests.push({ path: req.url, headers, body });
+  const record = { path: req.url, headers, body, closed_early: false };
+  requests.push(record);
+  // The caller hung up before the whole answer was written (e.g. cilia cancelled the call).
+  res.on('close', () => {
+    if (!res.writableFinished && !cutStreams.has(res)) record.closed_early = true;
+  });
   await chat(api, body, res);
 });
 

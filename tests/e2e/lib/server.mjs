@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -90,13 +90,26 @@ function waitForExit(proc, timeoutMs) {
 }
 
 // Starts `cilia serve` and waits until GET /health answers 200.
-// Options: dataDir (else a fresh temp dir, removed by stop()), key, env, args, startTimeoutMs.
-export async function startServer({ dataDir, key = randomKey(), env = {}, args = [], startTimeoutMs = 30_000 } = {}) {
+// Options: dataDir (else a fresh temp dir, removed by stop()), key, env, args, startTimeoutMs,
+// config (TOML text: written to a temp file of its own, passed as --config, removed by stop()).
+export async function startServer({ dataDir, key = randomKey(), env = {}, args = [], config, startTimeoutMs = 30_000 } = {}) {
   const ownsDataDir = !dataDir;
   const dir = dataDir ?? (await makeTempDir());
+  const configDir = config === undefined ? null : await makeTempDir('cilia-config-');
+  const configArgs = [];
+  if (configDir) {
+    const file = join(configDir, 'cilia.toml');
+    await writeFile(file, config);
+    configArgs.push('--config', file);
+  }
+  // What the server owns on disk: the config file always, the data dir unless it is kept.
+  const cleanUp = async ({ keepData = false } = {}) => {
+    if (configDir) await removeDir(configDir);
+    if (ownsDataDir && !keepData) await removeDir(dir);
+  };
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(ciliaBin, ['serve', '--data', dir, '--listen', `127.0.0.1:${port}`, ...args], {
+  const proc = spawn(ciliaBin, ['serve', '--data', dir, '--listen', `127.0.0.1:${port}`, ...configArgs, ...args], {
     cwd: dir,
     env: ciliaEnv({ CILIA_API_KEY: key, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -130,20 +143,21 @@ export async function startServer({ dataDir, key = randomKey(), env = {}, args =
           await waitForExit(proc, 5_000);
         }
       }
-      if (ownsDataDir && !keepData) await removeDir(dir);
+      await cleanUp({ keepData });
       return proc.exitCode ?? proc.signalCode;
     },
     // SIGKILL at once, as a crash would; the data dir is kept.
     async kill() {
       proc.kill('SIGKILL');
       await waitForExit(proc, 5_000);
+      await cleanUp({ keepData: true });
     },
   };
 
   const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
-      if (ownsDataDir) await removeDir(dir);
+      await cleanUp();
       throw new Error(`cilia serve exited (${proc.exitCode ?? proc.signalCode}) before /health answered:\n${output}`);
     }
     try {
@@ -151,7 +165,7 @@ export async function startServer({ dataDir, key = randomKey(), env = {}, args =
       if (health.status === 200) return server;
     } catch (error) {
       if (error?.code === 'ENOENT') {
-        if (ownsDataDir) await removeDir(dir);
+        await cleanUp();
         throw new Error(`cilia binary not found at ${ciliaBin}`);
       }
     }
