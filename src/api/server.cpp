@@ -4,6 +4,8 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "core/log.h"
 #include "core/version.h"
@@ -105,9 +107,10 @@ ApiServer::ApiServer(ServerOptions options, Authenticator authenticator)
   http_.set_tcp_nodelay(true);
   // httplib's default adds SO_REUSEPORT, which would let a second server bind
   // the same port and silently take half of the connections.
-  http_.set_socket_options([](socket_t sock) {
+  http_.set_socket_options([this](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listen_socket_ = sock;  // the last one offered is the one that bound
   });
   http_.set_keep_alive_timeout(options_.keep_alive_timeout_s);
   // The accept loop polls, so that stop() always ends it: without a poll a
@@ -197,6 +200,12 @@ Result<int> ApiServer::Start(const ListenAddress& address) {
     return Status::IOError(fmt::format("cannot listen on {}:{} (in use by another process, or not an address of "
                                        "this machine)",
                                        address.host, address.port));
+  }
+  // httplib listens with a backlog of 5, so a burst of new connections (200
+  // clients opening streams at once) overflows the accept queue and clients
+  // see resets. Listening again on the bound socket raises it (Linux).
+  if (listen_socket_ >= 0 && ::listen(listen_socket_, SOMAXCONN) != 0) {
+    LogWarn("could not raise the listen backlog: {}", std::strerror(errno));
   }
   std::promise<void> done;
   listener_done_ = done.get_future();

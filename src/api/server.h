@@ -97,6 +97,7 @@ class ApiServer {
   httplib::Server http_;
   std::deque<Route> routes_;  // a deque keeps labels at fixed addresses
   std::atomic<bool> serving_{false};
+  int listen_socket_ = -1;  // the bound socket, as httplib's socket options saw it
   std::thread listener_;
   std::future<void> listener_done_;
 };

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <future>
 
 #include "core/codec.h"
 #include "core/log.h"
@@ -280,8 +282,16 @@ Status ChatService::PrepareMemory(PreparedTurn& turn) {
   options.add_markers = turn.upstream == Wire::kAnthropic;
   options.ttl = config_.gateway.cache_ttl;
   if (turn.memory) {
-    CILIA_RETURN_IF_ERROR(Identify(turn));
+    CILIA_ASSIGN_OR_RETURN(TurnStorage storage, Identify(turn));
+    // The store commits while the memory for the turn is read (DESIGN.md §8):
+    // neither needs the other, the menu never shows the new message anyway.
+    auto stored = std::async(std::launch::async, [this, &turn, &storage] {
+      return StoreTurn(*turn.ns, storage, turn.client_turn.client_user, {turn.conversation_row, turn.reply_anchor});
+    });
     BuildTurnMemory(turn, blocks);
+    CILIA_ASSIGN_OR_RETURN(StoredTurn done, stored.get());
+    turn.conversation_row = done.conversation_row;
+    turn.reply_anchor = done.reply_anchor;
     if (!blocks.summary.empty()) {
       // BuildTurnMemory found where the raw part begins in the upstream body.
       options.history_keep_from = turn.record.injected.value("summary_keep_from", size_t{0});
@@ -297,7 +307,7 @@ Status ChatService::PrepareMemory(PreparedTurn& turn) {
   return Status::Ok();
 }
 
-Status ChatService::Identify(PreparedTurn& turn) {
+Result<TurnStorage> ChatService::Identify(PreparedTurn& turn) {
   memory::Namespace& ns = *turn.ns;
   const ClientTurn& client = turn.client_turn;
   std::vector<memory::ChatHistoryMessage> history;
@@ -343,6 +353,7 @@ Status ChatService::Identify(PreparedTurn& turn) {
     if (!header.empty()) {
       auto found = ns.store().Read([&](store::Database& db) { return store::MessageRepo(db).FindConversation(header); });
       exists = found.ok() && found->has_value();
+      if (exists) turn.conversation_row = (*found)->id;
       // Anchored at its newest message: a retry may then be stored twice,
       // but a repeated "ok" is never taken for a retry and lost.
       // (With no history at all the message opens the conversation: -1.)
@@ -370,24 +381,27 @@ Status ChatService::Identify(PreparedTurn& turn) {
     });
     if (first.ok() && !first->empty()) turn.visible_from_ms = first->front().created_at;
   }
-  if (ingest.messages.empty()) {
-    if (match) turn.conversation_row = match->conversation_row;
-    return Status::Ok();
-  }
-  memory::Archive archive(ns);
-  auto stored = archive.Store(ingest);
-  if (!stored.ok()) return stored.status().With("storing the turn's messages");
-  turn.conversation_row = stored->conversation_id;
-  if (created) CILIA_RETURN_IF_ERROR(memory::TagConversationUser(ns, turn.conversation_row, client.client_user));
-  if (!current_id.empty()) {
-    auto record = ns.store().Read([&](store::Database& db) {
-      return store::MessageRepo(db).FindByCallerId(turn.conversation_row, current_id);
-    });
-    if (record.ok() && record->has_value()) turn.reply_anchor = (*record)->seq;
-  }
-  registry_.ScheduleIndexing(ns.name(), turn.conversation_row);
+  if (match) turn.conversation_row = match->conversation_row;
   turn.record.conversation_id = turn.conversation_id;
-  return Status::Ok();
+  return TurnStorage{std::move(ingest), std::move(current_id), created};
+}
+
+Result<StoredTurn> ChatService::StoreTurn(memory::Namespace& ns, const TurnStorage& storage, const std::string& client_user,
+                                          StoredTurn known) {
+  if (storage.ingest.messages.empty()) return known;
+  memory::Archive archive(ns);
+  auto stored = archive.Store(storage.ingest);
+  if (!stored.ok()) return stored.status().With("storing the turn's messages");
+  known.conversation_row = stored->conversation_id;
+  if (storage.created) CILIA_RETURN_IF_ERROR(memory::TagConversationUser(ns, known.conversation_row, client_user));
+  if (!storage.current_id.empty()) {
+    auto record = ns.store().Read([&](store::Database& db) {
+      return store::MessageRepo(db).FindByCallerId(known.conversation_row, storage.current_id);
+    });
+    if (record.ok() && record->has_value()) known.reply_anchor = (*record)->seq;
+  }
+  registry_.ScheduleIndexing(ns.name(), known.conversation_row);
+  return known;
 }
 
 void ChatService::BuildTurnMemory(PreparedTurn& turn, MemoryBlocks& blocks) {
@@ -656,6 +670,9 @@ void ChatService::Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, i
     if (turn.call.features.compression) MaybeCompress(turn, answer.text);
   }
   r.injected.erase("summary_keep_from");
+  // The menu and a recall often quote the same messages: each once.
+  std::sort(r.sources.begin(), r.sources.end());
+  r.sources.erase(std::unique(r.sources.begin(), r.sources.end()), r.sources.end());
   r.total_ms = MsSince(turn.started);
   if (turn.ns == nullptr) return;  // guide-dog keeps no records
   auto appended = turn.ns->store().Write([&r](store::Database& db) { return store::TurnRepo(db).Append(r); });

@@ -26,6 +26,7 @@
 #include "gateway/prompt_assembler.h"
 #include "llm/routing.h"
 #include "llm/upstream.h"
+#include "memory/ingest_request.h"
 #include "memory/registry.h"
 #include "net/http_client.h"
 #include "store/turn_repo.h"
@@ -57,6 +58,18 @@ struct ChatReply {
 };
 
 class PreparedTurn;
+
+// What a turn adds to the archive, decided before anything is written.
+struct TurnStorage {
+  memory::IngestConversation ingest;  // missing history messages, then the new user message
+  std::string current_id;             // the new user message's id, "" when none
+  bool created = false;               // the conversation is new: tag it with the client's user
+};
+
+struct StoredTurn {
+  int64_t conversation_row = 0;
+  int64_t reply_anchor = -1;  // seq the answer follows
+};
 
 class ChatService {
  public:
@@ -95,7 +108,9 @@ class ChatService {
 
  private:
   Status PrepareMemory(PreparedTurn& turn);
-  Status Identify(PreparedTurn& turn);
+  Result<TurnStorage> Identify(PreparedTurn& turn);
+  Result<StoredTurn> StoreTurn(memory::Namespace& ns, const TurnStorage& storage, const std::string& client_user,
+                               StoredTurn known);
   void BuildTurnMemory(PreparedTurn& turn, MemoryBlocks& blocks);
   Status DescribeImages(PreparedTurn& turn);
   // Appends the recall results of `round` to the upstream body; false when
