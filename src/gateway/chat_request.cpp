@@ -77,6 +77,10 @@ Result<ClientTurn> ReadClientTurn(const json& body, Wire wire) {
   }
   turn.stream = body.contains("stream") && body["stream"].is_boolean() && body["stream"].get<bool>();
   if (wire == Wire::kOpenAI) {
+    // One answer per request: several choices would be several answers to store and splice.
+    if (const json* n = llm::Member(body, "n"); n != nullptr && !n->is_null() && !(n->is_number_integer() && *n == 1)) {
+      return Status::InvalidArgument("n: only 1 is supported");
+    }
     turn.client_user = llm::StringOr(body, "user");
     const json options = llm::MemberOr(body, "stream_options", json::object());
     turn.include_usage = options.is_object() && options.contains("include_usage") &&

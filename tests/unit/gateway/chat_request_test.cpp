@@ -58,6 +58,10 @@ TEST(ReadClientTurn, BadBodiesNameTheField) {
   EXPECT_EQ(ReadClientTurn(json{{"messages", json::array({1})}}, Wire::kOpenAI).status().message(), "messages[0]: must be an object");
   EXPECT_EQ(ReadClientTurn(json{{"messages", json::array({json::object()})}}, Wire::kAnthropic).status().message(),
             "messages[0].role: required, a string");
+  const json two_choices = {{"n", 2}, {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}};
+  EXPECT_EQ(ReadClientTurn(two_choices, Wire::kOpenAI).status().message(), "n: only 1 is supported");
+  const json one_choice = {{"n", 1}, {"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}};
+  EXPECT_TRUE(ReadClientTurn(one_choice, Wire::kOpenAI).ok());
 }
 
 TEST(MenuQueryOf, NewestUserTextsAndThePreviousReply) {

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "memory/archive.h"
 #include "net/sse.h"
 #include "store/message_repo.h"
+#include "store/summary_repo.h"
 #include "store/turn_repo.h"
 
 namespace cilia::gateway {
@@ -54,7 +57,10 @@ class ScriptedUpstream {
     }
     json message = {{"role", "assistant"}, {"content", nullptr}};
     std::string finish = "stop";
-    if (last["role"] == "tool") {
+    if (last["role"] == "tool" && user_text.find("AGAIN") != std::string::npos) {
+      message["tool_calls"] = json::array({Call("call_again", "recall", R"({"query":"more"})")});
+      finish = "tool_calls";
+    } else if (last["role"] == "tool") {
       message["content"] = "tool result: " + last["content"].get<std::string>();
     } else if (user_text.find("FAIL") != std::string::npos) {
       res.status = 500;
@@ -65,6 +71,7 @@ class ScriptedUpstream {
       finish = "tool_calls";
     } else if (user_text.find("RECALL") != std::string::npos) {
       message["content"] = "Let me look. ";
+      if (user_text.find("THINK") != std::string::npos) message["reasoning_content"] = "She asked about her cat.";
       message["tool_calls"] = json::array({Call("call_r", "recall", R"({"query":"cat named"})")});
       finish = "tool_calls";
     } else if (user_text.find("WEATHER") != std::string::npos) {
@@ -178,6 +185,14 @@ class ChatServiceTest : public ::testing::Test {
       CILIA_ASSIGN_OR_RETURN(auto c, repo.FindConversation(conversation));
       if (!c) return std::vector<store::MessageRecord>{};
       return repo.MessagesFrom(c->id, 0);
+    }).value();
+  }
+
+  std::optional<store::ConversationSummary> Summary(const std::string& conversation) {
+    return ns().store().Read([&](store::Database& db) -> Result<std::optional<store::ConversationSummary>> {
+      CILIA_ASSIGN_OR_RETURN(auto c, store::MessageRepo(db).FindConversation(conversation));
+      if (!c) return std::optional<store::ConversationSummary>{};
+      return store::SummaryRepo(db).Latest(c->id);
     }).value();
   }
 
@@ -318,6 +333,68 @@ TEST_F(ChatServiceTest, WithMemoryOffTheRequestGoesThroughAsItCame) {
   EXPECT_FALSE(sent.contains("tools"));
   EXPECT_EQ(sent["messages"].back()["content"], "RECALL private");
   EXPECT_TRUE(Messages("c7").empty());
+}
+
+TEST_F(ChatServiceTest, DeepSeekReasoningIsSentBackInTheContinuationAndShownToTheClient) {
+  ChatReply reply = Complete(Body({User("THINK then RECALL the cat")}), "c9");
+  ASSERT_EQ(reply.http_status, 200);
+  const auto requests = upstream_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  const json& echoed = requests[1]["messages"][requests[1]["messages"].size() - 2];
+  EXPECT_EQ(echoed["role"], "assistant");
+  EXPECT_EQ(echoed["reasoning_content"], "She asked about her cat.") << "DeepSeek answers 400 without it";
+  EXPECT_EQ(echoed["tool_calls"][0]["id"], "call_r");
+  EXPECT_EQ(reply.body["choices"][0]["message"]["reasoning_content"], "She asked about her cat.");
+}
+
+TEST_F(ChatServiceTest, AfterTheRoundLimitTheModelIsToldToAnswer) {
+  ChatReply reply = Complete(Body({User("RECALL AGAIN and again")}), "c8");
+  ASSERT_EQ(reply.http_status, 200) << reply.body.dump();
+  const auto requests = upstream_.requests();
+  ASSERT_EQ(requests.size(), 4u) << "the first call and three recall rounds";
+  for (size_t i = 0; i < 3; ++i) EXPECT_FALSE(requests[i].contains("tool_choice"));
+  EXPECT_EQ(requests[3]["tool_choice"], "none");
+  EXPECT_EQ(Turns().front().recall_rounds, 3);
+}
+
+TEST_F(ChatServiceTest, ALongConversationIsSummarisedAndThenSentAsSummaryPlusRecentMessages) {
+  Config small = registry_->config();
+  small.gateway.compression_threshold_tokens = 1000;
+  small.gateway.compression_keep_tokens = 300;
+  ChatService service(small, *registry_);
+  json history = json::array();
+  for (int i = 0; i < 20; ++i) {
+    history.push_back(User("turn " + std::to_string(i) + ": " + std::string(400, 'a' + i % 26)));
+    history.push_back(Assistant("reply " + std::to_string(i)));
+  }
+  json first = history;
+  first.push_back(User("what now?"));
+  auto turn = service.Prepare(Call(Body(first), "long"));
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+  ASSERT_EQ(service.Complete(**turn).http_status, 200);
+  std::optional<store::ConversationSummary> summary;
+  for (int i = 0; i < 200 && !summary; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    summary = Summary("long");
+  }
+  ASSERT_TRUE(summary.has_value()) << "the summary is written in the background";
+  EXPECT_FALSE(summary->text.empty());
+
+  json second = first;
+  second.push_back(Assistant("echo: what now?"));
+  second.push_back(User("and then?"));
+  turn = service.Prepare(Call(Body(second), "long"));
+  ASSERT_TRUE(turn.ok());
+  ASSERT_EQ(service.Complete(**turn).http_status, 200);
+  const json sent = upstream_.requests().back();
+  EXPECT_NE(sent.dump().find("<conversation_summary>"), std::string::npos);
+  for (const json& m : sent["messages"]) {
+    if (m["role"] == "system") continue;
+    EXPECT_EQ(m.dump().find("turn 0: "), std::string::npos) << "the summarised part is not sent raw";
+  }
+  EXPECT_NE(sent.dump().find("and then?"), std::string::npos);
+  EXPECT_LT(sent["messages"].size(), second.size());
+  EXPECT_EQ(Messages("long").size(), second.size() + 1) << "nothing is deleted: every message and the answer are archived";
 }
 
 TEST_F(ChatServiceTest, AnUnknownModelIsTheClientsMistakeAndNamesTheModels) {
