@@ -68,15 +68,11 @@ void RegisterMemoryRoutes(ApiServer& server, memory::Registry& registry) {
                   const bool sync = req.get_param_value("sync") == "true";
                   WithNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
                     memory::Archive archive(ns);
-                    CILIA_ASSIGN_OR_RETURN(auto outcome, archive.Store(*parsed));
+                    // Sync: stored and windowed in one commit.
+                    CILIA_ASSIGN_OR_RETURN(auto outcome,
+                                           sync ? archive.StoreAndIndex(*parsed) : archive.Store(*parsed));
                     server.metrics().Counter("cilia_ingest_messages_total").Add(outcome.stored);
-                    if (outcome.stored > 0) {
-                      if (sync) {
-                        CILIA_RETURN_IF_ERROR(archive.IndexConversation(outcome.conversation_id));
-                      } else {
-                        registry.ScheduleIndexing(ns.name(), outcome.conversation_id);
-                      }
-                    }
+                    if (!sync && outcome.stored > 0) registry.ScheduleIndexing(ns.name(), outcome.conversation_id);
                     server.metrics().Gauge("cilia_windows").Set(static_cast<double>(ns.WindowCount()));
                     return json{{"conversation_id", parsed->conversation_id},
                                 {"stored", outcome.stored},

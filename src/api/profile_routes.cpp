@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/route_support.h"
+#include "store/profile_version_repo.h"
 
 namespace cilia::api {
 
@@ -72,6 +73,22 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                       return store::ProfileRepo(db).Put(document.name, document.content, document.updated_at);
                     }));
                     return ProfileDocumentJson(document);
+                  });
+                });
+
+  server.Handle("GET", R"(/v1/profile/([^/]+)/versions)", Scope::kMemoryRead,
+                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+                  const std::string name = req.matches[1];
+                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
+                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto versions, ns.store().Read([&](store::Database& db) {
+                      return store::ProfileVersionRepo(db).Of(name);
+                    }));
+                    json list = json::array();
+                    for (const store::ProfileVersion& v : versions) {
+                      list.push_back({{"id", v.id}, {"content", v.content}, {"updated_at", FormatRfc3339(v.updated_at)}});
+                    }
+                    return json{{"name", name}, {"versions", std::move(list)}};
                   });
                 });
 

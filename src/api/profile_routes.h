@@ -3,6 +3,8 @@
 //   GET    /v1/profile/{name}  (memory:read)  -> the document, or 404
 //   PUT    /v1/profile/{name}  (memory:write) {"content": "<markdown>"} -> the document
 //   DELETE /v1/profile/{name}  (memory:write) -> {"deleted": true, "name"}, or 404
+//   GET    /v1/profile/{name}/versions (memory:read) -> {"name", "versions": [{id, content, updated_at}]},
+//          newest first: what every PUT that changed it and every DELETE replaced
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -10,6 +10,7 @@
 #include "memory/archive.h"
 #include "memory/export.h"
 #include "memory/importers.h"
+#include "memory/jobs.h"
 #include "memory/recall.h"
 #include "memory/registry.h"
 
@@ -135,22 +136,19 @@ int RunJobs(const CommandLine& cl) {
   if (cl.positional.at(0) != "run") {
     return ExitWithError(Status::InvalidArgument("usage: cilia jobs run extract|nightly|reindex"), kExitUsage);
   }
-  const std::string job = cl.positional.at(1);
-  if (job != "reindex" && job != "extract" && job != "nightly") {
-    return ExitWithError(Status::InvalidArgument("unknown job \"" + job + "\"; jobs: extract, nightly, reindex"),
-                         kExitUsage);
-  }
+  const std::string name = cl.positional.at(1);
+  auto config = LoadConfigForCommand(cl);
+  if (!config.ok()) return ExitWithError(config.status(), kExitUsage);
+  auto job = memory::FindJob(*config, name);
+  if (!job.ok()) return ExitWithError(job.status(), kExitUsage);
   std::optional<DataDirLock> lock;
-  auto opened = OpenNamespace(cl, &lock, "cilia jobs run " + job);
+  auto opened = OpenNamespace(cl, &lock, "cilia jobs run " + name);
   if (!opened.ok()) return Fail(opened.status());
-  if (job != "reindex") {
-    return ExitWithError(Status::Unavailable("job \"" + job + "\" is not part of this version of cilia yet"),
-                         kExitFailure);
-  }
-  Status st = memory::Archive(*opened->ns).Reindex();
-  if (!st.ok()) return ExitWithError(st, kExitFailure);
-  std::cout << fmt::format("reindex: done, {} windows\n", opened->ns->WindowCount());
-  return kExitOk;
+  auto run = memory::RunJob(*job, *opened->ns, opened->registry->config(), opened->registry->clock(), "manual");
+  if (!run.ok()) return ExitWithError(run.status(), kExitFailure);
+  std::cout << fmt::format("{}: {}, {} items{}\n{}\n", name, run->outcome, run->items,
+                           run->error.empty() ? "" : " — " + run->error, run->detail.dump(2));
+  return run->outcome == "failed" ? kExitFailure : kExitOk;
 }
 
 }  // namespace cilia::app

@@ -10,7 +10,11 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "api/candidate_routes.h"
 #include "api/chat_routes.h"
+#include "api/excerpt_routes.h"
+#include "api/glossary_routes.h"
+#include "api/job_routes.h"
 #include "api/key_routes.h"
 #include "api/memory_routes.h"
 #include "api/profile_routes.h"
@@ -20,6 +24,7 @@
 #include "core/data_dir_lock.h"
 #include "core/log.h"
 #include "gateway/chat_service.h"
+#include "memory/jobs.h"
 #include "memory/registry.h"
 #include "store/key_store.h"
 
@@ -90,10 +95,17 @@ int RunServe(const CommandLine& command_line) {
   api::RegisterMemoryRoutes(server, **registry);
   api::RegisterProfileRoutes(server, **registry);
   api::RegisterTurnRoutes(server, **registry);
+  api::RegisterExcerptRoutes(server, **registry);
+  api::RegisterCandidateRoutes(server, **registry);
+  api::RegisterGlossaryRoutes(server, **registry);
+  api::RegisterJobRoutes(server, **registry);
   api::RegisterChatRoutes(server, chat, (*registry)->config());
+  memory::Scheduler jobs(**registry);
   (*registry)->StartBackground();
+  jobs.Start();
   auto port = server.Start(*address);
   if (!port.ok()) {
+    jobs.Stop();
     (*registry)->Stop();
     return ExitWithError(port.status(), kExitFailure);
   }
@@ -108,6 +120,7 @@ int RunServe(const CommandLine& command_line) {
   if (signal == 0) LogError("the HTTP server stopped by itself");
   else LogInfo("{}: stopping", strsignal(signal));
   bool drained = server.Shutdown(kShutdownGrace);
+  jobs.Stop();
   (*registry)->Stop();
   if (!drained) {
     // Requests still running use the registry and the keys, which must not

@@ -155,6 +155,27 @@ const std::vector<SectionSpec>& Sections() {
         Key("keepalive_s", &Config::gateway, &GatewayConfig::keepalive_s),
         Key("cache_ttl", &Config::gateway, &GatewayConfig::cache_ttl),
         Key("chat_model_sees_images", &Config::gateway, &GatewayConfig::chat_model_sees_images)}},
+      {"extraction",
+       {Key("interval_minutes", &Config::extraction, &ExtractionConfig::interval_minutes),
+        Key("min_messages", &Config::extraction, &ExtractionConfig::min_messages),
+        Key("batch_size", &Config::extraction, &ExtractionConfig::batch_size),
+        Key("overlap", &Config::extraction, &ExtractionConfig::overlap),
+        Key("max_items", &Config::extraction, &ExtractionConfig::max_items),
+        Key("review_threshold", &Config::extraction, &ExtractionConfig::review_threshold),
+        Key("idle_minutes", &Config::extraction, &ExtractionConfig::idle_minutes),
+        Key("similarity_threshold", &Config::extraction, &ExtractionConfig::similarity_threshold)}},
+      {"jobs",
+       {Key("enabled", &Config::jobs, &JobsConfig::enabled),
+        Key("extract_enabled", &Config::jobs, &JobsConfig::extract_enabled),
+        Key("nightly_enabled", &Config::jobs, &JobsConfig::nightly_enabled),
+        Key("nightly_at", &Config::jobs, &JobsConfig::nightly_at),
+        Key("nightly_catch_up_days", &Config::jobs, &JobsConfig::nightly_catch_up_days),
+        Key("retention_enabled", &Config::jobs, &JobsConfig::retention_enabled),
+        Key("retention_interval_hours", &Config::jobs, &JobsConfig::retention_interval_hours),
+        Key("turns_days", &Config::jobs, &JobsConfig::turns_days),
+        Key("job_runs_days", &Config::jobs, &JobsConfig::job_runs_days),
+        Key("candidates_days", &Config::jobs, &JobsConfig::candidates_days),
+        Key("recall_log_days", &Config::jobs, &JobsConfig::recall_log_days)}},
   };
   return *sections;
 }
@@ -336,6 +357,8 @@ class Loader {
   Status ValidateEmbedding() const;
   Status ValidateRetrieval() const;
   Status ValidateGateway() const;
+  Status ValidateExtraction() const;
+  Status ValidateJobs() const;
 
   std::string FileSource() const { return "config " + config_.file; }
   // "config ./cilia.toml: unknown key "server.lisen" (line 3)".
@@ -499,6 +522,8 @@ Status Loader::Validate() const {
   CILIA_RETURN_IF_ERROR(ValidateModels());
   CILIA_RETURN_IF_ERROR(ValidateEmbedding());
   CILIA_RETURN_IF_ERROR(ValidateGateway());
+  CILIA_RETURN_IF_ERROR(ValidateExtraction());
+  CILIA_RETURN_IF_ERROR(ValidateJobs());
   CILIA_RETURN_IF_ERROR(CheckRange("index.hnsw_threshold", config_.index.hnsw_threshold, 0, INT_MAX));
   return ValidateRetrieval();
 }
@@ -627,7 +652,45 @@ Status Loader::ValidateGateway() const {
   return Status::Ok();
 }
 
+Status Loader::ValidateExtraction() const {
+  const ExtractionConfig& x = config_.extraction;
+  CILIA_RETURN_IF_ERROR(CheckRange("extraction.interval_minutes", x.interval_minutes, 1, 10080));
+  CILIA_RETURN_IF_ERROR(CheckRange("extraction.batch_size", x.batch_size, 2, 200));
+  CILIA_RETURN_IF_ERROR(CheckRange("extraction.min_messages", x.min_messages, 1, x.batch_size));
+  // At least one new message per batch, or the cursor could never move.
+  CILIA_RETURN_IF_ERROR(CheckRange("extraction.overlap", x.overlap, 0, x.batch_size - 1));
+  CILIA_RETURN_IF_ERROR(CheckRange("extraction.max_items", x.max_items, 1, 50));
+  CILIA_RETURN_IF_ERROR(CheckRange("extraction.review_threshold", x.review_threshold, 0, 1));
+  CILIA_RETURN_IF_ERROR(CheckRange("extraction.idle_minutes", x.idle_minutes, 1, 525600));
+  return CheckRange("extraction.similarity_threshold", x.similarity_threshold, 0, 1);
+}
+
+Status Loader::ValidateJobs() const {
+  const JobsConfig& j = config_.jobs;
+  if (auto at = ParseTimeOfDay(j.nightly_at); !at.ok()) return Bad("jobs.nightly_at", at.status().message());
+  CILIA_RETURN_IF_ERROR(CheckRange("jobs.nightly_catch_up_days", j.nightly_catch_up_days, 0, 366));
+  CILIA_RETURN_IF_ERROR(CheckRange("jobs.retention_interval_hours", j.retention_interval_hours, 1, 8760));
+  for (auto [key, days] : {std::pair{"jobs.turns_days", j.turns_days}, {"jobs.job_runs_days", j.job_runs_days},
+                           {"jobs.candidates_days", j.candidates_days}, {"jobs.recall_log_days", j.recall_log_days}}) {
+    CILIA_RETURN_IF_ERROR(CheckRange(key, days, 0, 36500));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Result<int> ParseTimeOfDay(std::string_view text) {
+  auto digit = [&](size_t i) { return text[i] >= '0' && text[i] <= '9'; };
+  if (text.size() != 5 || text[2] != ':' || !digit(0) || !digit(1) || !digit(3) || !digit(4)) {
+    return Status::InvalidArgument(fmt::format("\"{}\" is not a time of day HH:MM (e.g. \"04:10\")", text));
+  }
+  const int hours = (text[0] - '0') * 10 + (text[1] - '0');
+  const int minutes = (text[3] - '0') * 10 + (text[4] - '0');
+  if (hours > 23 || minutes > 59) {
+    return Status::InvalidArgument(fmt::format("\"{}\" is not a time of day: hours 00-23, minutes 00-59", text));
+  }
+  return hours * 60 + minutes;
+}
 
 const ProviderConfig* Config::FindProvider(std::string_view name) const {
   for (const ProviderConfig& provider : providers) {

@@ -110,6 +110,35 @@ struct GatewayConfig {
   bool chat_model_sees_images = false;  // false: requests with images go to models.vision when set
 };
 
+// The extraction job (docs/memory.md): L1 excerpts from new messages.
+struct ExtractionConfig {
+  int interval_minutes = 10;       // how often the scheduler runs it
+  int min_messages = 4;            // a conversation is extracted once it has this many new messages
+  int batch_size = 30;             // messages sent to the model in one call
+  int overlap = 2;                 // already extracted messages repeated at a batch's start, for context
+  int max_items = 5;               // excerpts kept from one batch
+  double review_threshold = 0.76;  // items less confident than this go to the candidates queue
+  int idle_minutes = 120;          // a tail below min_messages is extracted once the chat is this quiet
+  double similarity_threshold = 0.85;  // cosine from which an old excerpt is compared with a new item
+};
+
+// The background jobs of `cilia serve` (docs/upkeep.md). The extraction
+// job's interval is extraction.interval_minutes.
+struct JobsConfig {
+  bool enabled = true;             // false: `cilia serve` runs no job by itself (`cilia jobs run` still works)
+  bool extract_enabled = true;
+  bool nightly_enabled = true;
+  std::string nightly_at = "04:10";  // HH:MM in server.time_zone
+  int nightly_catch_up_days = 7;     // days before yesterday a first or late run still writes logs for
+  bool retention_enabled = true;
+  int retention_interval_hours = 24;
+  // Ages past which operational data is dropped; 0 keeps it for ever.
+  int turns_days = 90;       // per-turn records (usage, what was injected)
+  int job_runs_days = 90;
+  int candidates_days = 30;  // decided (approved, discarded, merged) candidates; pending ones never
+  int recall_log_days = 180;
+};
+
 struct Config {
   ServerConfig server;
   std::vector<ProviderConfig> providers;
@@ -119,6 +148,8 @@ struct Config {
   RetrievalConfig retrieval;
   FeaturesConfig features;
   GatewayConfig gateway;
+  ExtractionConfig extraction;
+  JobsConfig jobs;
 
   // CILIA_API_KEY: a client key the server accepts with full scopes for
   // namespace "default". Only ever compared, never stored or logged.
@@ -143,6 +174,9 @@ struct ConfigSources {
 };
 
 Result<Config> LoadConfig(const ConfigSources& sources);
+
+// "04:10" (HH:MM, 24 hours) as minutes after midnight.
+Result<int> ParseTimeOfDay(std::string_view text);
 
 // The process environment as a map.
 std::map<std::string, std::string> ProcessEnvironment();

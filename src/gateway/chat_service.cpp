@@ -19,6 +19,8 @@
 #include "llm/stream.h"
 #include "memory/archive.h"
 #include "memory/conversation_match.h"
+#include "memory/digests.h"
+#include "memory/glossary.h"
 #include "memory/menu.h"
 #include "store/message_repo.h"
 #include "store/profile_repo.h"
@@ -441,8 +443,20 @@ void ChatService::BuildTurnMemory(PreparedTurn& turn, MemoryBlocks& blocks) {
     }
   }
 
+  // BP2: the same text all local day, refreshed by the nightly job.
+  blocks.daily_pack = memory::DailyPack(ns, turn.now);
+  if (!blocks.daily_pack.empty()) injected["daily_pack"] = true;
+
   std::string volatile_text = fmt::format("Current time: {} ({})", ns.tz().FormatLocal(turn.now, true), ns.tz().name());
   const MenuQuery query = MenuQueryOf(turn.client_turn);
+  if (turn.client_turn.current) {
+    const std::vector<std::string> terms = memory::GlossaryHits(ns, turn.client_turn.current->text);
+    if (!terms.empty()) {
+      volatile_text += "\n\nTerms in this message:";
+      for (const std::string& line : terms) volatile_text += "\n- " + line;
+      injected["glossary"] = terms;
+    }
+  }
   auto add_sources = [&turn](const std::string& conversation, const std::vector<std::string>& ids) {
     for (const std::string& id : ids) turn.record.sources.emplace_back(conversation, id);
   };

@@ -128,22 +128,30 @@ std::vector<std::pair<int64_t, double>> Bm25Index::Search(const std::vector<std:
       scores[p.slot] += static_cast<float>(idf * tf * (options_.k1 + 1) / (tf + norm));
     }
   }
-  std::vector<std::pair<float, uint32_t>> ranked;
-  ranked.reserve(touched.size());
-  for (uint32_t slot : touched) {
-    ranked.emplace_back(scores[slot], slot);
-    scores[slot] = 0.f;
-  }
-  auto better = [&](const auto& a, const auto& b) {
+  // The k best that `allow` accepts, in a bounded heap whose front is the
+  // worst kept: sorting every matching document took a fifth of all search
+  // time at 231k windows, and `allow` runs only for documents that would enter.
+  auto better = [&](const std::pair<float, uint32_t>& a, const std::pair<float, uint32_t>& b) {
     return a.first != b.first ? a.first > b.first : slot_id_[a.second] > slot_id_[b.second];
   };
-  std::sort(ranked.begin(), ranked.end(), better);
-  for (const auto& [score, slot] : ranked) {
-    if (out.size() >= k) break;
-    int64_t id = slot_id_[slot];
-    if (allow && !allow(id)) continue;
-    out.emplace_back(id, score);
+  std::vector<std::pair<float, uint32_t>> best;
+  best.reserve(std::min(k, touched.size()));
+  for (uint32_t slot : touched) {
+    const std::pair<float, uint32_t> hit{scores[slot], slot};
+    scores[slot] = 0.f;
+    if (best.size() == k && !better(hit, best.front())) continue;
+    if (allow && !allow(slot_id_[slot])) continue;
+    if (best.size() == k) {
+      std::pop_heap(best.begin(), best.end(), better);
+      best.back() = hit;
+    } else {
+      best.push_back(hit);
+    }
+    std::push_heap(best.begin(), best.end(), better);
   }
+  std::sort_heap(best.begin(), best.end(), better);
+  out.reserve(best.size());
+  for (const auto& [score, slot] : best) out.emplace_back(slot_id_[slot], score);
   return out;
 }
 

@@ -171,9 +171,12 @@ struct VectorIndex::Graph {
 
   size_t live() const { return hnsw.cur_element_count - hnsw.num_deleted_; }
   bool Has(int64_t id) const { return hnsw.label_lookup_.count(static_cast<hnswlib::labeltype>(id)) != 0; }
-  bool HasLive(int64_t id) const {
+  bool HasLive(int64_t id) const { return LiveVector(id) != nullptr; }
+  // The vector of `id`, or null when there is none or it was removed.
+  const float* LiveVector(int64_t id) const {
     auto it = hnsw.label_lookup_.find(static_cast<hnswlib::labeltype>(id));
-    return it != hnsw.label_lookup_.end() && !hnsw.isMarkedDeleted(it->second);
+    if (it == hnsw.label_lookup_.end() || hnsw.isMarkedDeleted(it->second)) return nullptr;
+    return reinterpret_cast<const float*>(hnsw.getDataByInternalId(it->second));
   }
   // Calls fn(id, vector) for every vector not removed.
   template <typename Fn>
@@ -488,6 +491,23 @@ std::vector<std::pair<int64_t, float>> VectorIndex::Search(std::span<const float
   }
 }
 
+std::vector<std::pair<int64_t, float>> VectorIndex::SearchAllowed(std::span<const float> query, size_t k,
+                                                                  std::span<const int64_t> allowed_ids,
+                                                                  const std::function<bool(int64_t)>& allow) const {
+  if (query.size() != static_cast<size_t>(dimension_) || k == 0) return {};
+  auto lock = ReadLock();
+  try {
+    if (!graph_) {
+      return allowed_ids.size() < ids_.size() ? ScanIds(query.data(), k, allowed_ids)
+                                              : ScanFlat(query.data(), k, allow);
+    }
+    if (allowed_ids.size() <= graph_->live() / kExactScanShare) return ScanIds(query.data(), k, allowed_ids);
+    return SearchGraph(query.data(), k, allow, allowed_ids);
+  } catch (const std::exception&) {
+    return {};  // as in Search
+  }
+}
+
 std::vector<VectorIndex::Hit> VectorIndex::ScanFlat(const float* query, size_t k,
                                                     const std::function<bool(int64_t)>& allow) const {
   const size_t dim = static_cast<size_t>(dimension_);
@@ -509,15 +529,34 @@ std::vector<VectorIndex::Hit> VectorIndex::ScanGraphStorage(const float* query, 
   return std::move(top).Take();
 }
 
+std::vector<VectorIndex::Hit> VectorIndex::ScanIds(const float* query, size_t k, std::span<const int64_t> ids) const {
+  const size_t dim = static_cast<size_t>(dimension_);
+  TopK top(k);
+  for (int64_t id : ids) {
+    const float* vector = nullptr;
+    if (graph_) {
+      vector = graph_->LiveVector(id);
+    } else if (auto it = slot_of_.find(id); it != slot_of_.end()) {
+      vector = vectors_.data() + it->second * dim;
+    }
+    if (vector) top.Offer(id, Dot(query, vector, dim));
+  }
+  return std::move(top).Take();
+}
+
 std::vector<VectorIndex::Hit> VectorIndex::SearchGraph(const float* query, size_t k,
-                                                       const std::function<bool(int64_t)>& allow) const {
+                                                       const std::function<bool(int64_t)>& allow,
+                                                       std::optional<std::span<const int64_t>> allowed_ids) const {
   const size_t live = graph_->live();
   if (live == 0) return {};
   const size_t exact_scan_above = live / kExactScanShare;
   // Unfiltered, 2k candidates (so ef >= 2k) give the k best; filtered, start at 4k.
   size_t fetch = allow ? 4 * k : 2 * k;
   while (true) {
-    if (allow && fetch > exact_scan_above) return ScanGraphStorage(query, k, allow);
+    if (allow && fetch > exact_scan_above) {
+      // Listing the allowed ids, when known, costs less than testing every vector.
+      return allowed_ids ? ScanIds(query, k, *allowed_ids) : ScanGraphStorage(query, k, allow);
+    }
     auto candidates = graph_->hnsw.searchKnn(query, fetch);  // worst first
     const bool exhausted = candidates.size() < fetch;
     TopK top(k);

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <string>
@@ -58,6 +59,14 @@ class VectorIndex {
   // lock: it must not call Upsert or Remove of this index.
   std::vector<std::pair<int64_t, float>> Search(std::span<const float> query, size_t k,
                                                 const std::function<bool(int64_t)>& allow = {}) const;
+  // The same under a filter given also as the list of the ids `allow`
+  // accepts (each once; ids the index does not hold are ignored). When they
+  // are few (at most 1/16 of the vectors, or fewer than the flat array
+  // holds) only they are scored, exactly, instead of walking the graph or
+  // testing every vector; otherwise this is Search.
+  std::vector<std::pair<int64_t, float>> SearchAllowed(std::span<const float> query, size_t k,
+                                                       std::span<const int64_t> allowed_ids,
+                                                       const std::function<bool(int64_t)>& allow) const;
 
   size_t size() const;
   int dimension() const { return dimension_; }
@@ -89,7 +98,12 @@ class VectorIndex {
 
   std::vector<Hit> ScanFlat(const float* query, size_t k, const std::function<bool(int64_t)>& allow) const;
   std::vector<Hit> ScanGraphStorage(const float* query, size_t k, const std::function<bool(int64_t)>& allow) const;
-  std::vector<Hit> SearchGraph(const float* query, size_t k, const std::function<bool(int64_t)>& allow) const;
+  // Scores exactly the vectors of `ids` that the index holds.
+  std::vector<Hit> ScanIds(const float* query, size_t k, std::span<const int64_t> ids) const;
+  // With `allowed_ids` (those `allow` accepts), the exact fallback scans
+  // just them.
+  std::vector<Hit> SearchGraph(const float* query, size_t k, const std::function<bool(int64_t)>& allow,
+                               std::optional<std::span<const int64_t>> allowed_ids = std::nullopt) const;
 
   const int dimension_;
   const size_t hnsw_threshold_;

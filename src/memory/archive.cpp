@@ -9,7 +9,10 @@
 
 #include "core/codec.h"
 #include "memory/windowing.h"
+#include "store/excerpt_repo.h"
 #include "store/message_repo.h"
+#include "store/summary_repo.h"
+#include "store/turn_repo.h"
 #include "store/window_repo.h"
 
 namespace cilia::memory {
@@ -242,36 +245,59 @@ Result<std::vector<std::vector<float>>> Archive::EmbedBodies(const std::vector<s
   return ns_.embedder().Embed(bodies);
 }
 
+Status Archive::WindowTail(store::Database& db, int64_t conversation_id, TailChange& change) {
+  store::MessageRepo messages(db);
+  store::WindowRepo windows(db);
+  CILIA_ASSIGN_OR_RETURN(auto conv, messages.GetConversation(conversation_id));
+  if (!conv || conv->indexed_seq >= conv->next_seq) return Status::Ok();
+  CILIA_ASSIGN_OR_RETURN(auto last, windows.LastOf(conversation_id));
+  int64_t from_seq = last ? last->first_seq : 0;
+  int64_t from_segment = last ? last->first_segment : 0;
+  CILIA_RETURN_IF_ERROR(ReplaceWindowsFrom(db, conversation_id, from_seq, from_segment, change.removed, change.added));
+  conv->indexed_seq = conv->next_seq;
+  CILIA_RETURN_IF_ERROR(messages.SaveConversation(*conv));
+  if (ns_.embedder().remote()) return Status::Ok();
+  // A local embedder is fast: its vectors go into the same commit.
+  CILIA_ASSIGN_OR_RETURN(change.vectors, EmbedBodies(change.added));
+  for (size_t i = 0; i < change.added.size(); ++i) {
+    CILIA_RETURN_IF_ERROR(windows.PutVector(change.added[i].id, ns_.embedder().id(), change.vectors[i]));
+  }
+  return Status::Ok();
+}
+
+Status Archive::Publish(const TailChange& change) {
+  ApplyToCaches(change.removed, change.added);
+  if (ns_.embedder().remote()) return EmbedWindows(change.added);
+  for (size_t i = 0; i < change.added.size(); ++i) {
+    CILIA_RETURN_IF_ERROR(ns_.vectors().Upsert(change.added[i].id, change.vectors[i]));
+  }
+  return Status::Ok();
+}
+
 Status Archive::IndexConversation(int64_t conversation_id) {
-  std::vector<int64_t> removed;
-  std::vector<store::WindowRecord> added;
-  std::vector<std::vector<float>> vectors;
+  TailChange change;
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
-    store::MessageRepo messages(db);
-    store::WindowRepo windows(db);
-    CILIA_ASSIGN_OR_RETURN(auto conv, messages.GetConversation(conversation_id));
-    if (!conv || conv->indexed_seq >= conv->next_seq) return Status::Ok();
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());
-    CILIA_ASSIGN_OR_RETURN(auto last, windows.LastOf(conversation_id));
-    int64_t from_seq = last ? last->first_seq : 0;
-    int64_t from_segment = last ? last->first_segment : 0;
-    CILIA_RETURN_IF_ERROR(ReplaceWindowsFrom(db, conversation_id, from_seq, from_segment, removed, added));
-    conv->indexed_seq = conv->next_seq;
-    CILIA_RETURN_IF_ERROR(messages.SaveConversation(*conv));
-    if (!ns_.embedder().remote()) {
-      // A local embedder is fast: its vectors go into the same commit.
-      CILIA_ASSIGN_OR_RETURN(vectors, EmbedBodies(added));
-      for (size_t i = 0; i < added.size(); ++i) {
-        CILIA_RETURN_IF_ERROR(windows.PutVector(added[i].id, ns_.embedder().id(), vectors[i]));
-      }
-    }
+    CILIA_RETURN_IF_ERROR(WindowTail(db, conversation_id, change));
     return tx.Commit();
   }));
-  ApplyToCaches(removed, added);
-  if (ns_.embedder().remote()) return EmbedWindows(added);
-  for (size_t i = 0; i < added.size(); ++i) CILIA_RETURN_IF_ERROR(ns_.vectors().Upsert(added[i].id, vectors[i]));
-  return Status::Ok();
+  return Publish(change);
+}
+
+Result<IngestOutcome> Archive::StoreAndIndex(const IngestConversation& in) {
+  const int64_t now = ns_.clock().Now();
+  TailChange change;
+  CILIA_ASSIGN_OR_RETURN(IngestOutcome outcome, ns_.store().Write([&](store::Database& db) -> Result<IngestOutcome> {
+    store::Transaction tx(db);
+    CILIA_RETURN_IF_ERROR(tx.Begin());
+    CILIA_ASSIGN_OR_RETURN(IngestOutcome o, StoreOne(db, in, now));
+    CILIA_RETURN_IF_ERROR(WindowTail(db, o.conversation_id, change));
+    CILIA_RETURN_IF_ERROR(tx.Commit());
+    return o;
+  }));
+  CILIA_RETURN_IF_ERROR(Publish(change));
+  return outcome;
 }
 
 Status Archive::IndexPending() {
@@ -311,6 +337,11 @@ Status Archive::ForgetMessage(const std::string& conversation_id, const std::str
     }
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());
+    // Everything built from the message goes with it: excerpts quoting it,
+    // summaries covering it, and the turn records that quoted it.
+    CILIA_RETURN_IF_ERROR(store::ForgetExcerptsOf(db, conv->id, msg->id));
+    CILIA_RETURN_IF_ERROR(store::SummaryRepo(db).ForgetFrom(conv->id, msg->seq));
+    CILIA_RETURN_IF_ERROR(store::TurnRepo(db).ForgetMessage(conversation_id, MessagePublicId(*msg)));
     CILIA_ASSIGN_OR_RETURN(auto covering, windows.FirstCovering(conv->id, msg->seq));
     int64_t from_seq = covering ? covering->first_seq : msg->seq;
     int64_t from_segment = covering ? covering->first_segment : 0;
@@ -343,6 +374,9 @@ Status Archive::ForgetConversation(const std::string& conversation_id) {
     if (!conv) return Status::NotFound(fmt::format("conversation \"{}\" does not exist", conversation_id));
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());
+    CILIA_RETURN_IF_ERROR(store::ForgetExcerptsOf(db, conv->id, std::nullopt));
+    CILIA_RETURN_IF_ERROR(store::SummaryRepo(db).ForgetConversation(conv->id));
+    CILIA_RETURN_IF_ERROR(store::TurnRepo(db).ForgetConversation(conversation_id));
     CILIA_ASSIGN_OR_RETURN(removed, windows.DeleteFrom(conv->id, 0, 0));
     CILIA_ASSIGN_OR_RETURN(auto all, messages.MessagesFrom(conv->id, 0));
     for (const auto& m : all) CILIA_RETURN_IF_ERROR(messages.DeleteMessage(m.id));

@@ -34,6 +34,11 @@ class Archive {
   // Windows and indexes the conversation's messages not yet windowed: only
   // the tail from the last window on is re-windowed.
   Status IndexConversation(int64_t conversation_id);
+  // Store, then IndexConversation, in one transaction: a request costs one
+  // commit instead of two, and what it stored is searchable when this
+  // returns. All or nothing, with Store's duplicate and Conflict rules; a
+  // remote embedder's vectors still follow after the commit.
+  Result<IngestOutcome> StoreAndIndex(const IngestConversation& conversation);
   // Indexes every conversation with unwindowed messages (after a restart).
   Status IndexPending();
 
@@ -47,7 +52,20 @@ class Archive {
   Status Reindex();
 
  private:
+  // What re-windowing a conversation's tail changed, for the caches once
+  // it is committed; `vectors` are those of `added` (local embedder only).
+  struct TailChange {
+    std::vector<int64_t> removed;
+    std::vector<store::WindowRecord> added;
+    std::vector<std::vector<float>> vectors;
+  };
+
   Result<IngestOutcome> StoreOne(store::Database& db, const IngestConversation& conversation, int64_t now);
+  // Inside the caller's transaction: re-windows the messages not yet
+  // windowed and, with a local embedder, writes the new windows' vectors.
+  Status WindowTail(store::Database& db, int64_t conversation_id, TailChange& change);
+  // After the commit: the in-memory indexes, and a remote embedder's vectors.
+  Status Publish(const TailChange& change);
   Status ReplaceWindowsFrom(store::Database& db, int64_t conversation_id, int64_t from_seq, int64_t from_segment,
                             std::vector<int64_t>& removed, std::vector<store::WindowRecord>& added);
   void ApplyToCaches(const std::vector<int64_t>& removed, const std::vector<store::WindowRecord>& added);

@@ -11,6 +11,8 @@
 
 #include "core/codec.h"
 #include "memory/archive.h"
+#include "memory/excerpt_export.h"
+#include "memory/upkeep_dump.h"
 #include "store/message_repo.h"
 
 namespace cilia::memory {
@@ -30,6 +32,8 @@ struct Dump {
   std::vector<store::ConversationRecord> conversations;
   std::map<std::string, std::vector<store::MessageRecord>> messages;  // by conversation external id
   std::vector<std::pair<store::FileRecord, std::string>> files;      // with bytes
+  UpkeepDump upkeep;  // profile, glossary, precious, logs, digests, rollups
+  ExcerptDump excerpts;  // L1 excerpts, their history, candidates, extraction bookkeeping
 };
 
 template <typename T>
@@ -111,6 +115,10 @@ Result<Dump> ParseDump(std::istream& in) {
       }
       f.size = static_cast<int64_t>(bytes->size());
       d.files.emplace_back(std::move(f), std::move(*bytes));
+    } else if (IsUpkeepRecord(type)) {
+      CILIA_RETURN_IF_ERROR(ParseUpkeepRecord(line, line_no, d.upkeep));
+    } else if (IsExcerptLineType(type)) {
+      CILIA_RETURN_IF_ERROR(ParseExcerptLine(line, line_no, d.excerpts));
     } else {
       return Status::InvalidArgument(fmt::format("line {}: unknown record type \"{}\"", line_no, type));
     }
@@ -154,6 +162,10 @@ Status ExportNamespace(Namespace& ns, std::ostream& out) {
                    .dump()
             << '\n';
       }
+      CILIA_RETURN_IF_ERROR(WriteUpkeepRecords(db, out));
+      std::map<int64_t, std::string> external_ids;
+      for (const auto& c : convs) external_ids[c.id] = c.external_id;
+      CILIA_RETURN_IF_ERROR(ExportExcerpts(db, [&](int64_t row) { return external_ids[row]; }, out));
       out.flush();
       return out ? Status::Ok() : Status::IOError("writing the export failed");
     };
@@ -218,8 +230,13 @@ Result<ImportSummary> ImportNamespace(Namespace& ns, std::istream& in) {
       if (existing == 0) conv.next_seq = std::max(conv.next_seq, c.next_seq);
       CILIA_RETURN_IF_ERROR(repo.SaveConversation(conv));
     }
+    CILIA_RETURN_IF_ERROR(RestoreUpkeep(db, dump.upkeep));
+    CILIA_ASSIGN_OR_RETURN(auto excerpts, ImportExcerpts(db, dump.excerpts, ExcerptMessageLocator(repo, dump.messages, existing == 0)));
+    summary.excerpts = excerpts.excerpts;
+    summary.candidates = excerpts.candidates;
     return tx.Commit();
   }));
+  CILIA_RETURN_IF_ERROR(ns.excerpts().Rebuild(ns.store(), ns.embedder(), ns.options().hnsw_threshold));
   CILIA_RETURN_IF_ERROR(Archive(ns).IndexPending());
   return summary;
 }

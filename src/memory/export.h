@@ -1,6 +1,8 @@
 // Lossless export and import of one namespace as JSON Lines: a header line,
 // then conversations, their messages (verbatim content, cilia's ids and
-// positions), and stored files (base64). Derived data (windows, indexes,
+// positions), stored files (base64), and the curated and nightly records of
+// memory/upkeep_dump.h (profile with versions, glossary, precious, daily
+// logs, digests, rollups). Derived data (windows, indexes,
 // vectors) is not exported: import rebuilds it. Export, import into an empty
 // namespace, export again gives the same bytes.
 #pragma once
@@ -22,6 +24,8 @@ struct ImportSummary {
   int messages = 0;
   int duplicates = 0;
   int files = 0;
+  int excerpts = 0;  // L1 excerpts added (with their history)
+  int candidates = 0;
 };
 
 // Reads and checks the whole dump before writing anything; a bad line is an

@@ -13,7 +13,9 @@
 #include "core/utf8.h"
 #include "index/lexical.h"
 #include "memory/archive.h"
+#include "memory/excerpts.h"
 #include "memory/recall.h"
+#include "store/excerpt_repo.h"
 #include "store/message_repo.h"
 #include "store/window_repo.h"
 
@@ -142,11 +144,10 @@ Result<bool> ClientSeesIt(store::Database& db, const MenuRequest& request, const
   return message && message->seq >= request.visible_from_seq;
 }
 
-MenuLine WindowLine(const RecallResult& result, const store::WindowRecord& window,
-                    const std::unordered_set<std::string>& terms, const MenuRequest& request, UnixMs now,
-                    const TimeZone& tz) {
+// `sentence` after the result's date, cut to fit line_chars.
+MenuLine LineOf(const RecallResult& result, const std::u32string& sentence, const MenuRequest& request, UnixMs now,
+                const TimeZone& tz) {
   MenuLine line;
-  const std::u32string sentence = BestSentence(window.body, terms);
   if (sentence.empty()) return line;
   const std::string date = DatePrefix(result.created_at, now, tz);
   const size_t room = static_cast<size_t>(
@@ -156,6 +157,12 @@ MenuLine WindowLine(const RecallResult& result, const store::WindowRecord& windo
   line.message_ids = result.message_ids;
   line.created_at = result.created_at;
   return line;
+}
+
+MenuLine WindowLine(const RecallResult& result, const store::WindowRecord& window,
+                    const std::unordered_set<std::string>& terms, const MenuRequest& request, UnixMs now,
+                    const TimeZone& tz) {
+  return LineOf(result, BestSentence(window.body, terms), request, now, tz);
 }
 
 }  // namespace
@@ -180,16 +187,23 @@ Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
     store::WindowRepo windows(db);
     for (const RecallResult& result : reply.results) {
       if (static_cast<int>(menu.lines.size()) >= request.max_lines) break;
-      // Archive windows only, for now. L1 excerpts join here when recall
-      // returns them: their content is the line.
-      if (result.layer != "archive") continue;
-      const std::optional<int64_t> id = WindowId(result.id);
-      if (!id) continue;
-      CILIA_ASSIGN_OR_RETURN(auto window, windows.Get(*id));
-      if (!window) continue;  // rebuilt since the recall
-      CILIA_ASSIGN_OR_RETURN(bool visible, ClientSeesIt(db, request, *window, result));
-      if (visible) continue;
-      MenuLine line = WindowLine(result, *window, terms, request, now, ns.tz());
+      MenuLine line;
+      if (result.layer == "excerpt") {
+        // An L1 excerpt's line is its content.
+        const std::optional<int64_t> id = ParseExcerptId(result.id);
+        if (!id) continue;
+        CILIA_ASSIGN_OR_RETURN(auto excerpt, store::ExcerptRepo(db).Get(*id));
+        if (!excerpt) continue;  // forgotten since the recall
+        line = LineOf(result, text::DecodeUtf8(excerpt->content), request, now, ns.tz());
+      } else {
+        const std::optional<int64_t> id = WindowId(result.id);
+        if (!id) continue;
+        CILIA_ASSIGN_OR_RETURN(auto window, windows.Get(*id));
+        if (!window) continue;  // rebuilt since the recall
+        CILIA_ASSIGN_OR_RETURN(bool visible, ClientSeesIt(db, request, *window, result));
+        if (visible) continue;
+        line = WindowLine(result, *window, terms, request, now, ns.tz());
+      }
       if (line.text.empty()) continue;
       const int cost = text::EstimateTokens(line.text);
       if (tokens + cost > request.token_budget) continue;

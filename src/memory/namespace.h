@@ -3,6 +3,7 @@
 // owner's time zone. Archive and recall work on this.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <shared_mutex>
 #include <string>
@@ -15,6 +16,7 @@
 #include "index/bm25_index.h"
 #include "index/fusion.h"
 #include "index/vector_index.h"
+#include "memory/excerpt_index.h"
 #include "store/namespace_store.h"
 #include "store/window_repo.h"
 
@@ -50,6 +52,8 @@ class Namespace {
   const embed::Embedder& embedder() const { return *embedder_; }
   index::VectorIndex& vectors() { return *vectors_; }
   index::Bm25Index& words() { return words_; }
+  // The L1 excerpts' indexes (their own id space).
+  ExcerptIndex& excerpts() { return excerpts_; }
   const TimeZone& tz() const { return tz_; }
   const Clock& clock() const { return clock_; }
 
@@ -59,7 +63,12 @@ class Namespace {
   std::optional<WindowMeta> GetWindowMeta(int64_t id) const;
   void AddAccess(int64_t id);
   size_t WindowCount() const;
-
+  // At least as many windows as `filter` allows, from counts per UTC day
+  // and per conversation (exact when its times fall on day boundaries):
+  // whether listing the allowed windows is cheap, without listing them.
+  size_t AllowedAtMost(const store::WindowFilter& filter) const;
+  // Whether the catalogue's entry of window `id` passes `filter`.
+  bool Allows(const store::WindowFilter& filter, int64_t id) const;
 
   // Saves the in-memory vector index beside the database, keyed to the
   // embedder and the vectors table, so the next start need not rebuild HNSW.
@@ -79,6 +88,8 @@ class Namespace {
   Status LoadCaches();
   Result<bool> LoadVectorCache(store::WindowRepo& repo);
   std::string VectorCachePath() const { return options_.dir + "/vectors.cache"; }
+  // Keeps the window counts in step with meta_; the caller holds meta_mu_.
+  void CountLocked(const WindowMeta& meta, int64_t delta);
 
   NamespaceOptions options_;
   std::shared_ptr<const embed::Embedder> embedder_;
@@ -87,8 +98,11 @@ class Namespace {
   std::unique_ptr<store::NamespaceStore> store_;
   std::unique_ptr<index::VectorIndex> vectors_;
   index::Bm25Index words_;
+  ExcerptIndex excerpts_;
   mutable std::shared_mutex meta_mu_;
   std::unordered_map<int64_t, WindowMeta> meta_;
+  std::map<int64_t, int64_t> windows_per_day_;  // UTC day number -> windows created that day
+  std::unordered_map<int64_t, int64_t> windows_per_conversation_;
 };
 
 }  // namespace cilia::memory

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
-#include <unordered_set>
 #include <unordered_map>
 
 #include "core/timewords.h"
@@ -26,6 +26,9 @@ namespace {
 // share of their score they keep (see the time filter in Recall).
 constexpr int64_t kTellingLagDays = 2;
 constexpr double kTellingLagWeight = 0.8;
+// A filter allowing more than 1/kListAllowedShare of the windows is tested
+// per window rather than listed (see Recall).
+constexpr size_t kListAllowedShare = 16;
 
 Result<std::optional<UnixMs>> OptionalBound(const nlohmann::json& body, const char* field, const TimeZone& tz,
                                             BoundSide side) {
@@ -204,21 +207,32 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     filter.conversation_id = conv->id;
   }
   const bool filtered = filter.conversation_id || filter.from_ms || filter.to_ms;
-  // Under a filter, the windows it allows are listed first: the lanes then
-  // test a set instead of the catalogue, and a filter that allows nothing
-  // (a day with no chat) answers at once instead of scanning every vector.
-  std::unordered_set<int64_t> allowed_ids;
+  // A filter that allows few windows has them listed: one that allows none
+  // (a day with no chat) answers at once, and the vector lane scores just
+  // the listed ones. One that allows many (a year) is tested against the
+  // catalogue instead: listing it would cost more than the search (~30 ms
+  // for a year at 231k windows).
+  std::vector<int64_t> allowed_ids;
+  std::vector<bool> allowed_by_id;  // when listed; window ids are row ids, dense from 1
   std::function<bool(int64_t)> allowed;
+  bool listed = false;
   if (filtered) {
-    CILIA_ASSIGN_OR_RETURN(auto ids, ns.store().Read([&](store::Database& db) {
-      return store::WindowRepo(db).IdsWhere(filter);
-    }));
-    allowed_ids.insert(ids.begin(), ids.end());
-    if (allowed_ids.empty()) {
-      reply.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-      return reply;
+    if (ns.AllowedAtMost(filter) * kListAllowedShare > ns.WindowCount()) {
+      allowed = [&ns, &filter](int64_t id) { return ns.Allows(filter, id); };
+    } else {
+      CILIA_ASSIGN_OR_RETURN(
+          allowed_ids, ns.store().Read([&](store::Database& db) { return store::WindowRepo(db).IdsWhere(filter); }));
+      if (allowed_ids.empty()) {
+        reply.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        return reply;
+      }
+      allowed_by_id.resize(static_cast<size_t>(*std::max_element(allowed_ids.begin(), allowed_ids.end())) + 1);
+      for (int64_t id : allowed_ids) allowed_by_id[static_cast<size_t>(id)] = true;
+      allowed = [&allowed_by_id](int64_t id) {
+        return id >= 0 && static_cast<size_t>(id) < allowed_by_id.size() && allowed_by_id[static_cast<size_t>(id)];
+      };
+      listed = true;
     }
-    allowed = [&](int64_t id) { return allowed_ids.count(id) > 0; };
   }
 
   std::vector<int64_t> lexical_ids;
@@ -239,7 +253,9 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     CILIA_ASSIGN_OR_RETURN(auto qv, ns.embedder().Embed({lexical_text.empty() ? req.query : lexical_text}));
     bool nonzero = !qv.empty() && std::any_of(qv[0].begin(), qv[0].end(), [](float x) { return x != 0; });
     if (nonzero) {
-      for (const auto& [id, sim] : ns.vectors().Search(qv[0], fetch, allowed)) {
+      auto found = listed ? ns.vectors().SearchAllowed(qv[0], fetch, allowed_ids, allowed)
+                          : ns.vectors().Search(qv[0], fetch, allowed);
+      for (const auto& [id, sim] : found) {
         vector_ids.push_back(id);
         similarity[id] = sim;
       }

@@ -142,3 +142,30 @@ TEST_F(ProfileRoutesTest, AKeySeesOnlyItsOwnNamespacesProfile) {
 
 }  // namespace
 }  // namespace cilia::api
+
+namespace cilia::api {
+namespace {
+
+TEST(ProfileVersionsRouteTest, EveryChangingPutKeepsThePreviousContent) {
+  testing::RegistryServer server{RegisterProfileRoutes};
+  auto put = [&](const std::string& content) {
+    return server.client().Put("/v1/profile/user", server.As(server.writer),
+                               nlohmann::json{{"content", content}}.dump(), "application/json");
+  };
+  ASSERT_EQ(put("v1")->status, 200);
+  server.clock().Advance(1000);
+  ASSERT_EQ(put("v2 🌸")->status, 200);
+  ASSERT_EQ(put("v3")->status, 200);
+  auto got = server.client().Get("/v1/profile/user/versions", server.As(server.reader));
+  ASSERT_EQ(got->status, 200) << got->body;
+  auto body = nlohmann::json::parse(got->body);
+  EXPECT_EQ(body["name"], "user");
+  ASSERT_EQ(body["versions"].size(), 2u);
+  EXPECT_EQ(body["versions"][0]["content"], "v2 🌸");
+  EXPECT_EQ(body["versions"][1]["content"], "v1");
+  EXPECT_EQ(body["versions"][1]["updated_at"], "2026-05-28T20:26:40Z");
+  EXPECT_EQ(server.client().Get("/v1/profile/Bad!/versions", server.As(server.reader))->status, 400);
+}
+
+}  // namespace
+}  // namespace cilia::api

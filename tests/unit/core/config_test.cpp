@@ -196,7 +196,7 @@ TEST_F(ConfigTest, AnUnknownKeyIsAnErrorNamingIt) {
 TEST_F(ConfigTest, AnUnknownSectionOrTopLevelKeyIsAnError) {
   EXPECT_THAT(ErrorOf(LoadToml("[servr]\nlisten = \"x\"\n")), HasSubstr("unknown section \"servr\""));
   EXPECT_THAT(ErrorOf(LoadToml("listen = \"127.0.0.1:1\"\n")), HasSubstr("unknown key \"listen\""));
-  EXPECT_THAT(ErrorOf(LoadToml("[jobs]\n")), HasSubstr("unknown section \"jobs\""));
+  EXPECT_THAT(ErrorOf(LoadToml("[dream]\n")), HasSubstr("unknown section \"dream\""));
   EXPECT_THAT(ErrorOf(LoadToml("[server]\n\"🦀\" = 1\n")), HasSubstr("unknown key \"server.🦀\""));
 }
 
@@ -436,6 +436,39 @@ TEST(ProcessEnvironmentTest, ReadsTheRealEnvironment) {
   auto env = ProcessEnvironment();
   EXPECT_EQ(env.at("CILIA_CONFIG_TEST_VALUE"), "a=b=c");
   unsetenv("CILIA_CONFIG_TEST_VALUE");
+}
+
+TEST_F(ConfigTest, JobsHaveDocumentedDefaultsAndComeFromFileAndEnvironment) {
+  auto defaults = LoadConfig(sources_);
+  ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
+  EXPECT_TRUE(defaults->jobs.enabled);
+  EXPECT_EQ(defaults->jobs.nightly_at, "04:10");
+  EXPECT_EQ(defaults->jobs.nightly_catch_up_days, 7);
+  EXPECT_EQ(defaults->jobs.turns_days, 90);
+  sources_.env = {{"CILIA_JOBS_NIGHTLY_AT", "03:05"}, {"CILIA_JOBS_RETENTION_ENABLED", "false"}};
+  auto config = LoadToml("[jobs]\nturns_days = 0\ncandidates_days = 14\n");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->jobs.nightly_at, "03:05");
+  EXPECT_FALSE(config->jobs.retention_enabled);
+  EXPECT_EQ(config->jobs.turns_days, 0);
+  EXPECT_EQ(config->jobs.candidates_days, 14);
+}
+
+TEST_F(ConfigTest, BadJobSettingsAreNamed) {
+  EXPECT_THAT(ErrorOf(LoadToml("[jobs]\nnightly_at = \"4:10\"\n")), HasSubstr("jobs.nightly_at"));
+  EXPECT_THAT(ErrorOf(LoadToml("[jobs]\nnightly_at = \"24:00\"\n")), HasSubstr("hours 00-23"));
+  EXPECT_THAT(ErrorOf(LoadToml("[jobs]\nturns_days = -1\n")), HasSubstr("jobs.turns_days"));
+  EXPECT_THAT(ErrorOf(LoadToml("[jobs]\nretention_interval_hours = 0\n")), HasSubstr("jobs.retention_interval_hours"));
+  EXPECT_THAT(ErrorOf(LoadToml("[jobs]\nnightly = true\n")), HasSubstr("unknown key \"jobs.nightly\""));
+}
+
+TEST(ParseTimeOfDayTest, ReadsHoursAndMinutes) {
+  EXPECT_EQ(*ParseTimeOfDay("04:10"), 250);
+  EXPECT_EQ(*ParseTimeOfDay("00:00"), 0);
+  EXPECT_EQ(*ParseTimeOfDay("23:59"), 1439);
+  for (const char* bad : {"", "4:10", "04:60", "0410", "04:1x", "04:10:00"}) {
+    EXPECT_FALSE(ParseTimeOfDay(bad).ok()) << bad;
+  }
 }
 
 }  // namespace

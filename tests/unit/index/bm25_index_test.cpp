@@ -2,7 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace cilia::index {
 namespace {
@@ -70,6 +76,120 @@ TEST(Bm25Index, FilterAndContainingAll) {
   EXPECT_EQ(index.ContainingAll({"kiwi", "2048"}, 10), std::vector<int64_t>{10});
   EXPECT_TRUE(index.ContainingAll({"kiwi", "absent"}, 10).empty());
   EXPECT_EQ(index.ContainingAll({"kiwi"}, 1).size(), 1u);
+}
+
+// A corpus kept beside the index, to score the slow and obvious way.
+class Mirror {
+ public:
+  void Add(Bm25Index& index, int64_t id, const std::vector<std::string>& tokens) {
+    std::string words;
+    for (const auto& t : tokens) words += t + (t.size() % 3 ? " " : "  ");  // runs of spaces are no tokens
+    index.Add(id, words);
+    Doc& doc = docs_[id];
+    doc = {static_cast<uint32_t>(tokens.size()), {}};
+    for (const auto& t : tokens) ++doc.tf[t];
+  }
+  void Remove(Bm25Index& index, int64_t id) {
+    index.Remove(id);
+    docs_.erase(id);
+  }
+  size_t size() const { return docs_.size(); }
+
+  // Every allowed document holding a term, scored by the BM25 formula with
+  // each distinct term's share added as a float in query order (what the
+  // index promises), ranked by score, then higher id.
+  std::vector<std::pair<int64_t, double>> Rank(const Bm25Index& index, const std::vector<std::string>& terms,
+                                               const std::function<bool(int64_t)>& allow) const {
+    const double k1 = 1.2, b = 0.75;
+    const double live = static_cast<double>(docs_.size());
+    uint64_t total = 0;
+    for (const auto& [id, doc] : docs_) total += doc.length;
+    const double avg_len = static_cast<double>(total) / live;
+    std::vector<std::string> distinct;
+    for (const auto& t : terms) {
+      if (std::find(distinct.begin(), distinct.end(), t) == distinct.end()) distinct.push_back(t);
+    }
+    std::vector<std::pair<int64_t, float>> all;
+    for (const auto& [id, doc] : docs_) {
+      if (allow && !allow(id)) continue;
+      float score = 0;
+      bool matched = false;
+      for (const auto& term : distinct) {
+        auto it = doc.tf.find(term);
+        if (it == doc.tf.end()) continue;
+        const double tf = it->second;
+        // Removed documents count in df until compaction, as documented.
+        const double df = static_cast<double>(index.DocumentFrequency(term));
+        const double idf = std::log((live - df + 0.5) / (df + 0.5) + 1.0);
+        const double norm = k1 * (1 - b + b * doc.length / avg_len);
+        score += static_cast<float>(idf * tf * (k1 + 1) / (tf + norm));
+        matched = true;
+      }
+      if (matched) all.emplace_back(id, score);
+    }
+    std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
+      return x.second != y.second ? x.second > y.second : x.first > y.first;
+    });
+    return {all.begin(), all.end()};
+  }
+
+ private:
+  struct Doc {
+    uint32_t length;
+    std::map<std::string, uint32_t> tf;
+  };
+  std::map<int64_t, Doc> docs_;
+};
+
+// Random corpora over small vocabularies (so scores tie often), with
+// replaced and removed documents (enough to compact), queried with repeated
+// and unknown terms, every k and several filters: the ranking must be the
+// brute-force one exactly, scores and the order of ties included.
+TEST(Bm25Index, SearchIsExactlyTheBruteForceRanking) {
+  std::mt19937 rng(42);
+  auto pick = [&rng](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  for (const size_t vocabulary : {3, 12, 200}) {
+    std::vector<std::string> words;
+    for (size_t w = 0; w < vocabulary; ++w) words.push_back((w % 5 ? "w" : "词") + std::to_string(w));
+    Bm25Index index;
+    Mirror mirror;
+    std::vector<int64_t> ids;
+    for (int round = 0; round < 6; ++round) {
+      for (int i = 0; i < 700; ++i) {
+        std::vector<std::string> tokens(1 + pick(vocabulary < 10 ? 4 : 30));
+        // Skewed: low word numbers are common, high ones rare.
+        for (auto& t : tokens) t = words[std::min(pick(vocabulary), pick(vocabulary))];
+        const int64_t id = static_cast<int64_t>(pick(5000)) - 100;  // some come again: a replacement
+        mirror.Add(index, id, tokens);
+        ids.push_back(id);
+      }
+      for (int i = 0; i < (round % 2 ? 500 : 60); ++i) mirror.Remove(index, ids[pick(ids.size())]);
+      ASSERT_EQ(index.size(), mirror.size());
+
+      const std::set<int64_t> few = {ids[pick(ids.size())], ids[pick(ids.size())], ids[pick(ids.size())]};
+      const std::vector<std::function<bool(int64_t)>> filters = {
+          {},
+          [](int64_t id) { return id % 3 == 0; },
+          [&few](int64_t id) { return few.count(id) > 0; },
+          [](int64_t) { return false; },
+      };
+      for (int q = 0; q < 40; ++q) {
+        std::vector<std::string> terms(1 + pick(5));
+        for (auto& t : terms) t = pick(8) == 0 ? "absent" : words[pick(vocabulary)];
+        if (q % 4 == 0) terms.push_back(terms.front());
+        for (size_t f = 0; f < filters.size(); ++f) {
+          const auto ranking = mirror.Rank(index, terms, filters[f]);
+          for (const size_t k : {1, 2, 10, 30, 100000}) {
+            const std::vector<std::pair<int64_t, double>> expected(
+                ranking.begin(), ranking.begin() + static_cast<ptrdiff_t>(std::min(k, ranking.size())));
+            ASSERT_EQ(index.Search(terms, k, filters[f]), expected)
+                << "vocabulary " << vocabulary << ", round " << round << ", query " << q << ", k " << k << ", filter "
+                << f;
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -268,6 +268,67 @@ TEST_F(GraphTest, SelectiveFilterIsAnsweredExactly) {
   EXPECT_EQ(index_->Search(query, 50, rare).size(), 21u);
 }
 
+// A filter as SearchAllowed takes it: the ids, and the test accepting just them.
+struct Allowed {
+  explicit Allowed(std::vector<int64_t> list) : ids(std::move(list)), set(ids.begin(), ids.end()) {}
+  bool operator()(int64_t id) const { return set.count(id) > 0; }
+  std::vector<int64_t> ids;
+  std::set<int64_t> set;
+};
+
+Hits SearchAllowed(const VectorIndex& index, std::span<const float> query, size_t k, const Allowed& allowed) {
+  return index.SearchAllowed(query, k, allowed.ids, [&allowed](int64_t id) { return allowed(id); });
+}
+
+TEST_F(GraphTest, FewAllowedIdsAreScoredExactlyAndManyGoThroughTheGraph) {
+  std::vector<int64_t> list = {-1, 50000};  // ids the index does not hold count for nothing
+  for (int64_t id = 5; id < 20000; id += 1500) list.push_back(id);
+  const Allowed few(list);
+  std::mt19937 rng(19);
+  const auto query = RandomUnitVector(64, rng);
+  EXPECT_EQ(Ids(SearchAllowed(*index_, query, 10, few)), Ids(BruteForce(*corpus_, query, 10, few)));
+  EXPECT_EQ(SearchAllowed(*index_, query, 50, few).size(), 14u);
+
+  std::vector<int64_t> every_third;
+  for (int64_t id = 0; id < 20000; id += 3) every_third.push_back(id);
+  const Allowed third(every_third);
+  EXPECT_EQ(SearchAllowed(*index_, query, 10, third), index_->Search(query, 10, third));
+}
+
+TEST(VectorIndexTest, AllowedIdsAreAnsweredExactlyInFlatAndGraphMode) {
+  Corpus corpus(600, 16, 20);
+  VectorIndex flat(16);
+  Load(flat, corpus);
+  VectorIndex graph(16, 500);
+  Load(graph, corpus);
+  ASSERT_TRUE(graph.uses_graph());
+  // Id 7 is removed; id 8 comes back with the vector of 9.
+  Corpus changed = corpus;
+  std::copy_n(corpus.at(9).begin(), 16, changed.flat.begin() + 8 * 16);
+  for (VectorIndex* index : {&flat, &graph}) {
+    index->Remove(7);
+    index->Remove(8);
+    ASSERT_TRUE(index->Upsert(8, corpus.at(9)).ok());
+  }
+  std::mt19937 rng(21);
+  for (const Allowed& allowed : {Allowed({}), Allowed({7}), Allowed({3, 7, 8, 11, 599, 600, -4}),
+                                 Allowed({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19})}) {
+    auto live = [&allowed](int64_t id) { return id != 7 && allowed(id); };
+    for (size_t k : {1, 4, 10}) {
+      const auto query = RandomUnitVector(16, rng);
+      const Hits truth = BruteForce(changed, query, k, live);
+      const Hits from_flat = SearchAllowed(flat, query, k, allowed);
+      EXPECT_EQ(Ids(from_flat), Ids(truth)) << "flat, k " << k << ", " << allowed.ids.size() << " allowed";
+      EXPECT_EQ(from_flat, flat.Search(query, k, allowed)) << "the same scores as with the test alone";
+      EXPECT_EQ(Ids(SearchAllowed(graph, query, k, allowed)), Ids(truth)) << "graph, k " << k;
+    }
+  }
+  const Hits eight = SearchAllowed(graph, corpus.at(9), 1, Allowed({8, 100}));
+  ASSERT_EQ(eight.size(), 1u);
+  EXPECT_EQ(eight[0].first, 8);
+  EXPECT_NEAR(eight[0].second, 1.0f, 1e-5);
+}
+
 TEST(VectorIndexTest, RemovedIdsLeaveTheGraphAndCanComeBack) {
   Corpus corpus(3000, 16, 12);
   VectorIndex index(16, 1000);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "../testing/test_namespace.h"
@@ -77,8 +78,11 @@ TEST_F(ArchiveTest, StoreAllIsAllOrNothing) {
   EXPECT_FALSE(a->has_value());
 }
 
-TEST_F(ArchiveTest, GrowingConversationRewindowsOnlyTheTailAndMatchesAFullRebuild) {
-  // Messages of varied length, Chinese and English, ingested in small batches.
+// Grows a conversation in small batches of varied messages, Chinese and
+// English, indexing each batch with `ingest`; then checks that the windows
+// are what a full rebuild makes and that the caches hold them all.
+void GrowAndCompareWithARebuild(testing::TestNamespace& t,
+                                const std::function<void(const IngestConversation&)>& ingest) {
   std::vector<std::string> texts = {"今天去跑步了，跑了十公里。感觉还不错！", "Nice. How was the pace?",
                                     std::string(500, 'x') + " end.", "配速大概五分半。明天休息。",
                                     "Sounds good. Remember to stretch.", "好的，我会的。"};
@@ -86,20 +90,96 @@ TEST_F(ArchiveTest, GrowingConversationRewindowsOnlyTheTailAndMatchesAFullRebuil
   for (int round = 0; round < 8; ++round) {
     std::vector<IngestMessage> batch;
     for (int k = 0; k < 3; ++k, ++n) batch.push_back(Msg(std::to_string(n), n % 2 ? "assistant" : "user", texts[n % texts.size()]));
-    auto out = archive_.Store(Conv("grow", batch));
-    ASSERT_TRUE(out.ok());
-    ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+    ingest(Conv("grow", batch));
   }
-  auto incremental = Windows(t_.ns(), "grow");
-  ASSERT_TRUE(archive_.Reindex().ok());
-  auto rebuilt = Windows(t_.ns(), "grow");
+  auto incremental = Windows(t.ns(), "grow");
+  ASSERT_TRUE(Archive(t.ns()).Reindex().ok());
+  auto rebuilt = Windows(t.ns(), "grow");
   ASSERT_EQ(incremental.size(), rebuilt.size());
   for (size_t i = 0; i < rebuilt.size(); ++i) {
     EXPECT_EQ(incremental[i].body, rebuilt[i].body) << i;
     EXPECT_EQ(incremental[i].spans, rebuilt[i].spans) << i;
   }
-  EXPECT_EQ(t_.ns().WindowCount(), rebuilt.size());
-  EXPECT_EQ(t_.ns().vectors().size(), rebuilt.size());
+  EXPECT_EQ(t.ns().WindowCount(), rebuilt.size());
+  EXPECT_EQ(t.ns().vectors().size(), rebuilt.size());
+}
+
+TEST_F(ArchiveTest, GrowingConversationRewindowsOnlyTheTailAndMatchesAFullRebuild) {
+  GrowAndCompareWithARebuild(t_, [&](const IngestConversation& batch) {
+    auto out = archive_.Store(batch);
+    ASSERT_TRUE(out.ok());
+    ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+  });
+}
+
+TEST_F(ArchiveTest, StoreAndIndexRewindowsTheTailInTheSameCommit) {
+  GrowAndCompareWithARebuild(t_, [&](const IngestConversation& batch) {
+    auto out = archive_.StoreAndIndex(batch);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->stored, 3);
+    // Searchable at once: every window is in the catalogue, the words and the vectors.
+    EXPECT_EQ(t_.ns().WindowCount(), Windows(t_.ns(), "grow").size());
+    EXPECT_EQ(t_.ns().vectors().size(), t_.ns().WindowCount());
+  });
+}
+
+TEST_F(ArchiveTest, StoreAndIndexLeavesNothingPending) {
+  auto out =
+      archive_.StoreAndIndex(Conv("s", {Msg("1", "user", "the heron by the river"), Msg("2", "assistant", "noted")}));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->stored, 2);
+  EXPECT_EQ(out->duplicates, 0);
+  auto conv = *t_.ns().store().Read([](store::Database& db) { return store::MessageRepo(db).FindConversation("s"); });
+  ASSERT_TRUE(conv.has_value());
+  EXPECT_EQ(conv->indexed_seq, conv->next_seq);
+  const auto windows = Windows(t_.ns(), "s");
+  ASSERT_EQ(windows.size(), 1u);
+  EXPECT_EQ(windows[0].body, "the heron by the river\nnoted");
+  EXPECT_EQ(t_.ns().words().DocumentFrequency("heron"), 1);
+  EXPECT_EQ(t_.ns().vectors().size(), 1u);
+  // Restarted, nothing is left to index.
+  t_.Reopen();
+  ASSERT_TRUE(Archive(t_.ns()).IndexPending().ok());
+  EXPECT_EQ(Windows(t_.ns(), "s").front().id, windows[0].id);
+}
+
+TEST_F(ArchiveTest, StoreAndIndexOfAConflictChangesNothing) {
+  ASSERT_TRUE(archive_.StoreAndIndex(Conv("c", {Msg("1", "user", "hello there")})).ok());
+  const auto before = Windows(t_.ns(), "c");
+  auto clash = archive_.StoreAndIndex(Conv("c", {Msg("2", "user", "would be new"), Msg("1", "user", "HELLO THERE")}));
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.status().code(), Code::kConflict);
+  EXPECT_NE(clash.status().message().find("\"1\""), std::string::npos);
+  int64_t count = *t_.ns().store().Read([](store::Database& db) { return store::MessageRepo(db).CountMessages(); });
+  EXPECT_EQ(count, 1);
+  const auto after = Windows(t_.ns(), "c");
+  ASSERT_EQ(after.size(), before.size());
+  EXPECT_EQ(after[0].id, before[0].id);
+  EXPECT_EQ(after[0].body, "hello there");
+  EXPECT_EQ(t_.ns().WindowCount(), 1u);
+  EXPECT_EQ(t_.ns().words().DocumentFrequency("new"), 0);
+}
+
+TEST_F(ArchiveTest, StoreAndIndexOfDuplicatesOnlyKeepsTheWindows) {
+  ASSERT_TRUE(archive_.StoreAndIndex(Conv("d", {Msg("1", "user", "once"), Msg("2", "user", "twice")})).ok());
+  const auto before = Windows(t_.ns(), "d");
+  auto again = archive_.StoreAndIndex(Conv("d", {Msg("2", "user", "twice"), Msg("1", "user", "once")}));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->stored, 0);
+  EXPECT_EQ(again->duplicates, 2);
+  const auto after = Windows(t_.ns(), "d");
+  ASSERT_EQ(after.size(), before.size());
+  EXPECT_EQ(after[0].id, before[0].id) << "not re-windowed";
+}
+
+TEST_F(ArchiveTest, StoreAndIndexAlsoWindowsWhatAnEarlierStoreLeftPending) {
+  ASSERT_TRUE(archive_.Store(Conv("p", {Msg("1", "user", "stored first, not windowed")})).ok());
+  EXPECT_EQ(t_.ns().WindowCount(), 0u);
+  ASSERT_TRUE(archive_.StoreAndIndex(Conv("p", {Msg("2", "assistant", "then 更多的消息 🎉")})).ok());
+  const auto windows = Windows(t_.ns(), "p");
+  ASSERT_EQ(windows.size(), 1u);
+  EXPECT_EQ(windows[0].body, "stored first, not windowed\nthen 更多的消息 🎉");
+  EXPECT_EQ(t_.ns().WindowCount(), 1u);
 }
 
 TEST_F(ArchiveTest, ForgetMessageLeavesNoTraceInTheFiles) {

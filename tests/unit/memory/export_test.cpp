@@ -7,6 +7,9 @@
 #include "../testing/test_namespace.h"
 #include "core/codec.h"
 #include "memory/archive.h"
+#include "memory/candidates.h"
+#include "memory/excerpts.h"
+#include "store/excerpt_repo.h"
 
 namespace cilia::memory {
 namespace {
@@ -81,6 +84,88 @@ TEST(Export, BadDumpsAreRefusedWholeWithTheLine) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("line 3"), std::string::npos);
   EXPECT_EQ(Export(a.ns()).find("\"conversation\""), std::string::npos);
+}
+
+// L1: excerpts in every state, their history, a candidate, the extraction
+// bookkeeping.
+void AddExcerpts(Namespace& ns) {
+  Excerpts x(ns);
+  NewExcerpt item;
+  item.content = "阿杰说了第零句话。";
+  item.quote = "第0句话。line \"quoted\"";
+  item.conversation_id = "c1";
+  item.message_id = "m0";
+  item.fact_key = "first_words";
+  auto old = x.Create(item, kByExtractor);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  item.content = "阿杰又说了一句。";
+  item.quote = "第1句话。line";
+  item.message_id = "m1";
+  auto now = x.Create(item, kByOwner);
+  ASSERT_TRUE(now.ok());
+  ASSERT_TRUE(x.Supersede(old->id, now->id, kByOwner).ok());
+  ASSERT_TRUE(x.SetPinned(now->id, true, kByOwner).ok());
+  item.content = "gone";
+  item.quote = "第3句话。line";
+  item.message_id = "m3";
+  item.fact_key.reset();
+  auto gone = x.Create(item, kByAgent);
+  ASSERT_TRUE(gone.ok());
+  ASSERT_TRUE(x.Delete(gone->id, kByOwner).ok());
+  item.message_id = std::nullopt;
+  item.quote = "第2句话。line";
+  auto checked = x.CheckQuote(item);
+  ASSERT_TRUE(checked.ok());
+  Excerpts::Draft draft;
+  draft.content = "没有编号的一句。";
+  draft.quote = *checked;
+  draft.confidence = 0.5;
+  ASSERT_TRUE(Candidates(ns).Queue(draft, "2023-11-14", "low_confidence", now->id).ok());
+  ASSERT_TRUE(ns.store().Write([&](store::Database& db) -> Status {
+    store::ExcerptRepo repo(db);
+    CILIA_RETURN_IF_ERROR(repo.PutCursor({checked->source.conversation_id, 5, 42}));
+    store::ExtractionBatch b{0, checked->source.conversation_id, 0, 5, "abc", 1, "ok", "", 2, 40, 41};
+    return repo.PutBatch(b);
+  }).ok());
+}
+
+TEST(Export, ExcerptsHistoryAndCandidatesSurviveExportAndImportByteForByte) {
+  testing::TestNamespace a;
+  ASSERT_TRUE(Archive(a.ns()).StoreAndIndex(Sample()).ok());
+  AddExcerpts(a.ns());
+  const std::string first = Export(a.ns());
+  EXPECT_NE(first.find("\"type\":\"excerpt_history\""), std::string::npos);
+  EXPECT_NE(first.find("\"type\":\"candidate\""), std::string::npos);
+  testing::TestNamespace b;
+  std::istringstream in(first);
+  auto summary = ImportNamespace(b.ns(), in);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->excerpts, 2);
+  EXPECT_EQ(summary->candidates, 1);
+  EXPECT_EQ(Export(b.ns()), first);
+  EXPECT_EQ(b.ns().excerpts().size(), 2u) << "the index is rebuilt";
+  EXPECT_EQ(b.ns().excerpts().vectors().size(), 2u);
+  auto history = *Excerpts(b.ns()).History(3);
+  ASSERT_EQ(history.size(), 2u) << "a deleted excerpt's history stays";
+  EXPECT_EQ(history[1].action, "delete");
+}
+
+TEST(Export, MergingADumpTwiceAddsItsExcerptsOnce) {
+  testing::TestNamespace a;
+  ASSERT_TRUE(Archive(a.ns()).StoreAndIndex(Sample()).ok());
+  AddExcerpts(a.ns());
+  const std::string dump = Export(a.ns());
+  testing::TestNamespace b;
+  ASSERT_TRUE(Archive(b.ns()).Store(Sample()).ok());
+  for (int round = 0; round < 2; ++round) {
+    std::istringstream in(dump);
+    auto summary = ImportNamespace(b.ns(), in);
+    ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+    EXPECT_EQ(summary->excerpts, round == 0 ? 2 : 0);
+  }
+  auto all = *b.ns().store().Read([](store::Database& db) { return store::ExcerptRepo(db).List("", {}); });
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1].superseded_by, all[0].id) << "links follow the new ids";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "memory/recall.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "../testing/test_namespace.h"
@@ -89,6 +90,26 @@ TEST_F(RecallTest, DateBoundsAndConversationFilter) {
   EXPECT_EQ(Ask({{"query", "半马"}, {"before", "2026-05-01"}}).results.size(), 1u);
   EXPECT_TRUE(Ask({{"query", "半马"}, {"conversation_id", "trip"}}).results.empty());
   EXPECT_TRUE(Ask({{"query", "半马"}, {"conversation_id", "no-such"}}).results.empty());
+}
+
+TEST_F(RecallTest, NarrowAndBroadDateFiltersKeepExactlyTheWindowsTheyAllow) {
+  // A kiwi note a day from April 1 to May 10: one day's windows are listed,
+  // a month's are tested one by one against the catalogue.
+  for (int d = 0; d < 40; ++d) {
+    const std::string day = d < 30 ? fmt::format("2026-04-{:02}", d + 1) : fmt::format("2026-05-{:02}", d - 29);
+    Ingest("day-" + day, "", {{"k" + day, "阿杰", "kiwi note of " + day, day + "T12:00:00+08:00"}});
+  }
+  RecallReply one = Ask({{"query", "kiwi note"}, {"after", "2026-04-10"}, {"before", "2026-04-10"}});
+  ASSERT_EQ(one.results.size(), 1u);
+  EXPECT_EQ(one.results[0].conversation_id, "day-2026-04-10");
+
+  RecallReply month = Ask({{"query", "kiwi note"}, {"after", "2026-04-05"}, {"before", "2026-05-04"}, {"limit", 40}});
+  EXPECT_EQ(month.results.size(), 30u);
+  for (const auto& r : month.results) {
+    EXPECT_GE(r.created_at, At("2026-04-05T00:00:00+08:00")) << r.conversation_id;
+    EXPECT_LE(r.created_at, At("2026-05-04T23:59:59.999+08:00")) << r.conversation_id;
+  }
+  EXPECT_TRUE(Ask({{"query", "kiwi note"}, {"after", "2026-05-11"}, {"before", "2026-05-31"}}).results.empty());
 }
 
 TEST_F(RecallTest, TimeWordsBecomeADateFilter) {

@@ -1,0 +1,110 @@
+// The background jobs (DESIGN.md §7, docs/upkeep.md) and the scheduler that
+// runs them inside `cilia serve`. A job is a registered function over one
+// namespace; every run, scheduled or by hand, is recorded in job_runs with
+// its start, end, outcome, error, items and the job's own detail.
+//
+// Jobs: "extract" (L1 excerpts, every extraction.interval_minutes),
+// "nightly" (logs, digest, rollups; daily at jobs.nightly_at in the owner's
+// zone, caught up at the next check when the process was down at that time),
+// "retention" (every jobs.retention_interval_hours), and "reindex" (by hand
+// only: rebuilds derived data from the archive).
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/config.h"
+#include "core/status.h"
+#include "memory/namespace.h"
+#include "memory/registry.h"
+#include "store/job_run_repo.h"
+
+namespace cilia::memory {
+
+// What a job reports of one run. A run whose function returns an error is
+// recorded as failed with that error.
+struct JobResult {
+  std::string outcome = "ok";  // ok, skipped or failed
+  std::string error;           // why it failed
+  int64_t items = 0;
+  nlohmann::json detail = nlohmann::json::object();
+};
+
+using JobFunction = std::function<Result<JobResult>(Namespace&, const Config&, const Clock&)>;
+
+struct Schedule {
+  enum class Kind { kManual, kEvery, kDailyAt };
+  Kind kind = Kind::kManual;
+  int64_t every_ms = 0;   // kEvery
+  int minute_of_day = 0;  // kDailyAt, local time
+};
+
+struct JobSpec {
+  std::string name;
+  Schedule schedule;
+  JobFunction run;
+};
+
+// After a failed scheduled run a job is tried again this much later (or at
+// its next slot, whichever comes first).
+inline constexpr int64_t kJobRetryMs = 60 * kMsPerMinute;
+
+// extract, nightly, retention, reindex, scheduled as `config` says (a job
+// whose switch is off is kManual).
+std::vector<JobSpec> StandardJobs(const Config& config);
+// The job of that name among StandardJobs, or NotFound naming the jobs.
+Result<JobSpec> FindJob(const Config& config, std::string_view name);
+
+// Runs the job on the namespace now and records the run; returns the record.
+// `started_by` is "schedule" or "manual". Busy when the same job is running
+// in that namespace already (one run at a time). A failure of the job itself is a
+// recorded run with outcome failed, not an error; an error is returned only
+// when the run could not be recorded.
+Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& config, const Clock& clock,
+                             std::string_view started_by);
+
+// Whether a job of `schedule` whose newest run is `last` is due at `now`.
+bool IsDue(const Schedule& schedule, UnixMs now, const TimeZone& tz, const std::optional<store::JobRun>& last);
+
+// Runs due jobs of every namespace on a background thread, one job at a
+// time, checking every kSchedulerTickMs.
+class Scheduler {
+ public:
+  static constexpr int64_t kSchedulerTickMs = 30'000;
+
+  Scheduler(Registry& registry, const Clock& clock = Clock::System());
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Marks runs a previous process left "running" as failed, then starts the
+  // thread. Does nothing when jobs.enabled is false.
+  void Start();
+  // Stops after the job in progress (if any) ends; waits for it.
+  void Stop();
+
+  // One check: runs every job that is due, in every namespace on disk.
+  // The thread calls this; tests call it with a fake clock. Returns the runs.
+  std::vector<store::JobRun> RunDue();
+
+ private:
+  void Loop();
+
+  Registry& registry_;
+  const Clock& clock_;
+  std::vector<JobSpec> jobs_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace cilia::memory

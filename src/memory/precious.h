@@ -1,0 +1,29 @@
+// Pinning a precious passage (POST /v1/precious, MCP memory_pin): the words
+// must be verbatim from the cited messages. Append-only: there is no edit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/time.h"
+#include "memory/namespace.h"
+#include "store/precious_repo.h"
+
+namespace cilia::memory {
+
+struct PinRequest {
+  std::string conversation_id;           // external id
+  std::vector<std::string> message_ids;  // public ids, in the conversation's order or not
+  std::string content;                   // "": the cited messages' texts, joined by blank lines
+  std::string author = "owner";          // owner or agent
+};
+
+// Checks and stores the passage. NotFound for a conversation or message that
+// does not exist; InvalidArgument when no message is cited, the author is
+// unknown, or the content (compared with whitespace removed) is not found in
+// the cited messages' texts joined in their order; TooLarge past
+// store::kMaxPreciousBytes.
+Result<store::PreciousPassage> Pin(Namespace& ns, const PinRequest& request, UnixMs now);
+
+}  // namespace cilia::memory

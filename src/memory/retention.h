@@ -1,0 +1,32 @@
+// Retention (docs/upkeep.md): operational data ages out on the schedules of
+// [jobs] — turn records, job runs, decided candidates, the recall log, old
+// daily packs. Nothing else: raw messages, excerpts, pending candidates, the
+// profile, the glossary, precious passages, logs, digests and rollups never
+// expire by time.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "core/config.h"
+#include "core/status.h"
+#include "core/time.h"
+#include "memory/namespace.h"
+
+namespace cilia::memory {
+
+// Daily packs are kept this many days (they are rebuilt on demand anyway).
+inline constexpr int kDailyPackDays = 30;
+
+struct RetentionOutcome {
+  int64_t turns = 0, job_runs = 0, candidates = 0, recall_log = 0, daily_packs = 0;
+
+  int64_t Total() const { return turns + job_runs + candidates + recall_log + daily_packs; }
+  nlohmann::json ToJson() const;
+};
+
+// Drops what is older than its kind's days in `jobs` (0: kept for ever), as
+// of `now`, in one transaction.
+Result<RetentionOutcome> RunRetention(Namespace& ns, const JobsConfig& jobs, UnixMs now);
+
+}  // namespace cilia::memory

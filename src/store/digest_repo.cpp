@@ -1,0 +1,253 @@
+#include "store/digest_repo.h"
+
+#include <nlohmann/json.hpp>
+
+namespace cilia::store {
+
+namespace {
+
+using nlohmann::json;
+
+json EntriesJson(const std::vector<LogEntry>& entries) {
+  json out = json::array();
+  for (const LogEntry& e : entries) {
+    json sources = json::array();
+    for (const auto& [conversation, message] : e.sources) sources.push_back({conversation, message});
+    out.push_back({{"text", e.text}, {"sources", std::move(sources)}});
+  }
+  return out;
+}
+
+std::vector<LogEntry> ParseEntries(std::string_view text) {
+  std::vector<LogEntry> out;
+  json entries = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!entries.is_array()) return out;
+  for (const json& e : entries) {
+    if (!e.is_object() || !e.contains("text") || !e["text"].is_string()) continue;
+    LogEntry entry{e["text"].get<std::string>(), {}};
+    for (const json& s : e.value("sources", json::array())) {
+      if (s.is_array() && s.size() == 2 && s[0].is_string() && s[1].is_string()) {
+        entry.sources.emplace_back(s[0].get<std::string>(), s[1].get<std::string>());
+      }
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+std::vector<std::string> ParseStrings(std::string_view text) {
+  std::vector<std::string> out;
+  json items = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!items.is_array()) return out;
+  for (const json& item : items) {
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+constexpr const char* kLogSelect = "SELECT day, title, entries, messages, model, created_at, updated_at FROM daily_logs";
+constexpr const char* kDigestSelect = "SELECT id, through_day, text, model, created_at FROM digests";
+constexpr const char* kRollupSelect =
+    "SELECT kind, period, first_day, last_day, text, source_days, model, created_at FROM rollups";
+
+DailyLog ReadLog(const Statement& s) {
+  return {s.Text(0), s.Text(1), ParseEntries(s.TextView(2)), s.Int(3), s.Text(4), s.Int(5), s.Int(6)};
+}
+
+Digest ReadDigest(const Statement& s) { return {s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Int(4)}; }
+
+Rollup ReadRollup(const Statement& s) {
+  return {s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4), ParseStrings(s.TextView(5)), s.Text(6), s.Int(7)};
+}
+
+// Every row of `s`, read by `read`.
+template <typename T, typename Read>
+Result<std::vector<T>> All(Statement* s, Read read) {
+  std::vector<T> out;
+  while (s->Step()) out.push_back(read(*s));
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+template <typename T, typename Read>
+Result<std::optional<T>> First(Statement* s, Read read) {
+  std::optional<T> out;
+  if (s->Step()) out = read(*s);
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return out;
+}
+
+}  // namespace
+
+std::string DailyLog::Text() const {
+  std::string out;
+  for (const LogEntry& e : entries) {
+    if (!out.empty()) out += '\n';
+    out += "- " + e.text;
+  }
+  return out;
+}
+
+Status DigestRepo::PutLog(const DailyLog& log) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO daily_logs(day, title, entries, messages, "
+                                                    "model, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+  s->Bind(1, log.day)
+      .Bind(2, log.title)
+      .Bind(3, EntriesJson(log.entries).dump())
+      .Bind(4, log.messages)
+      .Bind(5, log.model)
+      .Bind(6, log.created_at)
+      .Bind(7, log.updated_at);
+  return s->Run();
+}
+
+Result<std::optional<DailyLog>> DigestRepo::GetLog(std::string_view day) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kLogSelect) + " WHERE day = ?"));
+  s->Bind(1, day);
+  return First<DailyLog>(s, ReadLog);
+}
+
+Result<std::vector<DailyLog>> DigestRepo::Logs(std::string_view first_day, std::string_view last_day) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kLogSelect) +
+                                                    " WHERE (?1 = '' OR day >= ?1) AND (?2 = '' OR day <= ?2) "
+                                                    "ORDER BY day"));
+  s->Bind(1, first_day).Bind(2, last_day);
+  return All<DailyLog>(s, ReadLog);
+}
+
+Result<int64_t> DigestRepo::AddDigest(const Digest& d) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO digests(id, through_day, text, model, created_at) "
+                                                    "VALUES (?, ?, ?, ?, ?)"));
+  if (d.id > 0) s->Bind(1, d.id);
+  else s->BindNull(1);
+  s->Bind(2, d.through_day).Bind(3, d.text).Bind(4, d.model).Bind(5, d.created_at);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  return db_.LastInsertId();
+}
+
+Result<std::optional<Digest>> DigestRepo::LatestDigest() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kDigestSelect) + " ORDER BY id DESC LIMIT 1"));
+  return First<Digest>(s, ReadDigest);
+}
+
+Result<std::vector<Digest>> DigestRepo::AllDigests() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kDigestSelect) + " ORDER BY id"));
+  return All<Digest>(s, ReadDigest);
+}
+
+Status DigestRepo::PutRollup(const Rollup& r) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("INSERT OR REPLACE INTO rollups(kind, period, first_day, last_day, text, "
+                                     "source_days, model, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+  s->Bind(1, r.kind)
+      .Bind(2, r.period)
+      .Bind(3, r.first_day)
+      .Bind(4, r.last_day)
+      .Bind(5, r.text)
+      .Bind(6, json(r.source_days).dump())
+      .Bind(7, r.model)
+      .Bind(8, r.created_at);
+  return s->Run();
+}
+
+Result<std::optional<Rollup>> DigestRepo::GetRollup(std::string_view kind, std::string_view period) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kRollupSelect) + " WHERE kind = ? AND period = ?"));
+  s->Bind(1, kind).Bind(2, period);
+  return First<Rollup>(s, ReadRollup);
+}
+
+Result<std::vector<Rollup>> DigestRepo::AllRollups() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kRollupSelect) + " ORDER BY kind, period"));
+  return All<Rollup>(s, ReadRollup);
+}
+
+Result<std::optional<Rollup>> DigestRepo::LatestRollup(std::string_view kind) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(std::string(kRollupSelect) + " WHERE kind = ? ORDER BY period DESC LIMIT 1"));
+  s->Bind(1, kind);
+  return First<Rollup>(s, ReadRollup);
+}
+
+Result<std::optional<NightlyItem>> DigestRepo::GetItem(std::string_view item) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT item, status, attempts, error, updated_at FROM "
+                                                    "nightly_items WHERE item = ?"));
+  s->Bind(1, item);
+  return First<NightlyItem>(s, [](const Statement& r) {
+    return NightlyItem{r.Text(0), r.Text(1), static_cast<int>(r.Int(2)), r.Text(3), r.Int(4)};
+  });
+}
+
+Status DigestRepo::PutItem(const NightlyItem& item) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO nightly_items(item, status, attempts, "
+                                                    "error, updated_at) VALUES (?, ?, ?, ?, ?)"));
+  s->Bind(1, item.item).Bind(2, item.status).Bind(3, item.attempts).Bind(4, item.error).Bind(5, item.updated_at);
+  return s->Run();
+}
+
+Result<std::vector<NightlyItem>> DigestRepo::FailedItems(int limit) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT item, status, attempts, error, updated_at FROM "
+                                                    "nightly_items WHERE status = 'failed' ORDER BY updated_at DESC "
+                                                    "LIMIT ?"));
+  s->Bind(1, limit);
+  return All<NightlyItem>(s, [](const Statement& r) {
+    return NightlyItem{r.Text(0), r.Text(1), static_cast<int>(r.Int(2)), r.Text(3), r.Int(4)};
+  });
+}
+
+Result<std::optional<std::string>> DigestRepo::GetState(std::string_view key) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT value FROM upkeep_state WHERE key = ?"));
+  s->Bind(1, key);
+  return First<std::string>(s, [](const Statement& r) { return r.Text(0); });
+}
+
+Status DigestRepo::PutState(std::string_view key, std::string_view value) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO upkeep_state(key, value) VALUES (?, ?)"));
+  s->Bind(1, key).Bind(2, value);
+  return s->Run();
+}
+
+Result<std::optional<std::string>> DigestRepo::GetPack(std::string_view day) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT text FROM daily_packs WHERE day = ?"));
+  s->Bind(1, day);
+  return First<std::string>(s, [](const Statement& r) { return r.Text(0); });
+}
+
+Status DigestRepo::PutPack(std::string_view day, std::string_view text, UnixMs now, bool replace) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(replace ? "INSERT OR REPLACE INTO daily_packs(day, text, "
+                                                              "created_at) VALUES (?, ?, ?)"
+                                                            : "INSERT OR IGNORE INTO daily_packs(day, text, "
+                                                              "created_at) VALUES (?, ?, ?)"));
+  s->Bind(1, day).Bind(2, text).Bind(3, now);
+  return s->Run();
+}
+
+Result<int64_t> DigestRepo::DeletePacksBefore(std::string_view day) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("DELETE FROM daily_packs WHERE day < ?"));
+  s->Bind(1, day);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  return int64_t{db_.Changes()};
+}
+
+Result<std::vector<DayMessage>> DigestRepo::MessagesBetween(UnixMs begin, UnixMs end) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("SELECT c.external_id, coalesce(m.caller_id, 'm_' || m.id), m.role, m.name, "
+                                     "m.text, m.created_at FROM messages m JOIN conversations c ON c.id = "
+                                     "m.conversation_id WHERE m.created_at >= ? AND m.created_at < ? "
+                                     "ORDER BY m.created_at, m.id"));
+  s->Bind(1, begin).Bind(2, end);
+  return All<DayMessage>(s, [](const Statement& r) {
+    return DayMessage{r.Text(0), r.Text(1), r.Text(2), r.Text(3), r.Text(4), r.Int(5)};
+  });
+}
+
+Result<std::optional<UnixMs>> DigestRepo::FirstMessageAt() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT min(created_at) FROM messages"));
+  std::optional<UnixMs> out;
+  if (s->Step() && !s->IsNull(0)) out = s->Int(0);
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return out;
+}
+
+}  // namespace cilia::store

@@ -1,0 +1,477 @@
+#include "store/excerpt_repo.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace cilia::store {
+
+namespace {
+
+constexpr const char* kExcerptColumns =
+    "id, content, quote, conversation_id, message_id, span_start, span_end, type, fact_key, confidence, importance, "
+    "valid_from, valid_to, status, superseded_by, pinned, author, seen_count, access_count, last_recalled, "
+    "created_at, updated_at, words";
+
+constexpr const char* kCandidateColumns =
+    "id, content, quote, conversation_id, message_id, span_start, span_end, type, fact_key, confidence, date, reason, "
+    "target_id, status, result_id, decided_by, created_at, updated_at";
+
+std::optional<int64_t> OptionalInt(const Statement& s, int col) {
+  return s.IsNull(col) ? std::nullopt : std::optional<int64_t>(s.Int(col));
+}
+std::optional<std::string> OptionalText(const Statement& s, int col) {
+  return s.IsNull(col) ? std::nullopt : std::optional<std::string>(s.Text(col));
+}
+void BindOptional(Statement& s, int index, const std::optional<std::string>& value) {
+  if (value) {
+    s.Bind(index, *value);
+  } else {
+    s.BindNull(index);
+  }
+}
+
+ExcerptRecord ReadExcerpt(const Statement& s) {
+  ExcerptRecord e;
+  e.id = s.Int(0);
+  e.content = s.Text(1);
+  e.quote = s.Text(2);
+  e.source = {s.Int(3), s.Int(4), s.Int(5), s.Int(6)};
+  e.type = s.Text(7);
+  e.fact_key = OptionalText(s, 8);
+  e.confidence = s.Double(9);
+  e.importance = s.Double(10);
+  e.valid_from = OptionalInt(s, 11);
+  e.valid_to = OptionalInt(s, 12);
+  e.status = s.Text(13);
+  e.superseded_by = OptionalInt(s, 14);
+  e.pinned = s.Int(15) != 0;
+  e.author = s.Text(16);
+  e.seen_count = s.Int(17);
+  e.access_count = s.Int(18);
+  e.last_recalled = OptionalInt(s, 19);
+  e.created_at = s.Int(20);
+  e.updated_at = s.Int(21);
+  e.words = s.Text(22);
+  return e;
+}
+
+// Binds every column but id, from index 1 on; returns the next index.
+int BindExcerpt(Statement& s, const ExcerptRecord& e) {
+  s.Bind(1, e.content).Bind(2, e.quote).Bind(3, e.source.conversation_id).Bind(4, e.source.message_id);
+  s.Bind(5, e.source.span_start).Bind(6, e.source.span_end).Bind(7, e.type);
+  BindOptional(s, 8, e.fact_key);
+  s.Bind(9, e.confidence).Bind(10, e.importance).Bind(11, e.valid_from).Bind(12, e.valid_to).Bind(13, e.status);
+  s.Bind(14, e.superseded_by).Bind(15, e.pinned ? 1 : 0).Bind(16, e.author).Bind(17, e.seen_count);
+  s.Bind(18, e.access_count).Bind(19, e.last_recalled).Bind(20, e.created_at).Bind(21, e.updated_at);
+  s.Bind(22, e.words);
+  return 23;
+}
+
+CandidateRecord ReadCandidate(const Statement& s) {
+  CandidateRecord c;
+  c.id = s.Int(0);
+  c.content = s.Text(1);
+  c.quote = s.Text(2);
+  c.source = {s.Int(3), s.Int(4), s.Int(5), s.Int(6)};
+  c.type = s.Text(7);
+  c.fact_key = OptionalText(s, 8);
+  c.confidence = s.Double(9);
+  c.date = s.Text(10);
+  c.reason = s.Text(11);
+  c.target_id = OptionalInt(s, 12);
+  c.status = s.Text(13);
+  c.result_id = OptionalInt(s, 14);
+  c.decided_by = s.Text(15);
+  c.created_at = s.Int(16);
+  c.updated_at = s.Int(17);
+  return c;
+}
+
+int BindCandidate(Statement& s, const CandidateRecord& c) {
+  s.Bind(1, c.content).Bind(2, c.quote).Bind(3, c.source.conversation_id).Bind(4, c.source.message_id);
+  s.Bind(5, c.source.span_start).Bind(6, c.source.span_end).Bind(7, c.type);
+  BindOptional(s, 8, c.fact_key);
+  s.Bind(9, c.confidence).Bind(10, c.date).Bind(11, c.reason).Bind(12, c.target_id).Bind(13, c.status);
+  s.Bind(14, c.result_id).Bind(15, c.decided_by).Bind(16, c.created_at).Bind(17, c.updated_at);
+  return 18;
+}
+
+HistoryRecord ReadHistory(const Statement& s) {
+  return {s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4), OptionalText(s, 5), OptionalText(s, 6)};
+}
+
+ExtractionBatch ReadBatch(const Statement& s) {
+  ExtractionBatch b;
+  b.id = s.Int(0);
+  b.conversation_id = s.Int(1);
+  b.first_seq = s.Int(2);
+  b.end_seq = s.Int(3);
+  b.content_hash = s.Text(4);
+  b.attempts = s.Int(5);
+  b.status = s.Text(6);
+  b.error = s.Text(7);
+  b.items = s.Int(8);
+  b.created_at = s.Int(9);
+  b.updated_at = s.Int(10);
+  return b;
+}
+
+constexpr const char* kBatchColumns =
+    "id, conversation_id, first_seq, end_seq, content_hash, attempts, status, error, items, created_at, updated_at";
+
+template <typename T, typename Read>
+Result<std::vector<T>> Collect(Statement* s, Read read) {
+  std::vector<T> out;
+  while (s->Step()) out.push_back(read(*s));
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+template <typename T, typename Read>
+Result<std::optional<T>> CollectOne(Statement* s, Read read) {
+  std::optional<T> out;
+  if (s->Step()) out = read(*s);
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return out;
+}
+
+// Page bounds: ids below before_id (all when none), at most limit.
+void BindPage(Statement& s, int index, const PageRequest& page) {
+  s.Bind(index, page.before_id.value_or(INT64_MAX)).Bind(index + 1, page.limit);
+}
+
+}  // namespace
+
+Status ExcerptRepo::Insert(ExcerptRecord& e) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(fmt::format("INSERT INTO excerpts({}) VALUES (?23, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                              "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+                              kExcerptColumns)));
+  // ?23 is the id: NULL lets SQLite choose it.
+  const int id_index = BindExcerpt(*s, e);
+  if (e.id > 0) {
+    s->Bind(id_index, e.id);
+  } else {
+    s->BindNull(id_index);
+  }
+  CILIA_RETURN_IF_ERROR(s->Run());
+  e.id = db_.LastInsertId();
+  return Status::Ok();
+}
+
+Status ExcerptRepo::Update(const ExcerptRecord& e) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare("UPDATE excerpts SET content = ?1, quote = ?2, conversation_id = ?3, message_id = ?4, "
+                  "span_start = ?5, span_end = ?6, type = ?7, fact_key = ?8, confidence = ?9, importance = ?10, "
+                  "valid_from = ?11, valid_to = ?12, status = ?13, superseded_by = ?14, pinned = ?15, author = ?16, "
+                  "seen_count = ?17, access_count = ?18, last_recalled = ?19, created_at = ?20, updated_at = ?21, "
+                  "words = ?22 WHERE id = ?23"));
+  s->Bind(BindExcerpt(*s, e), e.id);
+  return s->Run();
+}
+
+Result<std::optional<ExcerptRecord>> ExcerptRepo::Get(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM excerpts WHERE id = ?", kExcerptColumns)));
+  s->Bind(1, id);
+  return CollectOne<ExcerptRecord>(s, ReadExcerpt);
+}
+
+Result<std::vector<ExcerptRecord>> ExcerptRepo::GetMany(const std::vector<int64_t>& ids) {
+  std::vector<ExcerptRecord> out;
+  for (int64_t id : ids) {
+    CILIA_ASSIGN_OR_RETURN(auto e, Get(id));
+    if (e) out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+Result<std::vector<ExcerptRecord>> ExcerptRepo::List(std::string_view status, const PageRequest& page,
+                                                     std::optional<std::string_view> fact_key) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM excerpts WHERE id < ?1 AND (?3 = '' OR status = ?3) "
+                                                 "AND (?4 IS NULL OR fact_key = ?4) ORDER BY id DESC LIMIT ?2",
+                                                 kExcerptColumns)));
+  BindPage(*s, 1, page);
+  s->Bind(3, status);
+  if (fact_key) {
+    s->Bind(4, *fact_key);
+  } else {
+    s->BindNull(4);
+  }
+  return Collect<ExcerptRecord>(s, ReadExcerpt);
+}
+
+Result<std::vector<ExcerptRecord>> ExcerptRepo::ActiveWithFactKey(std::string_view fact_key) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(fmt::format("SELECT {} FROM excerpts WHERE fact_key = ? AND status = 'active' ORDER BY id DESC",
+                              kExcerptColumns)));
+  s->Bind(1, fact_key);
+  return Collect<ExcerptRecord>(s, ReadExcerpt);
+}
+
+Result<std::vector<ExcerptRecord>> ExcerptRepo::Quoting(int64_t message_id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
+                                            "SELECT {} FROM excerpts WHERE message_id = ? ORDER BY id", kExcerptColumns)));
+  s->Bind(1, message_id);
+  return Collect<ExcerptRecord>(s, ReadExcerpt);
+}
+
+Status ExcerptRepo::ForEach(const std::function<void(const ExcerptRecord&)>& visit) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT {} FROM excerpts ORDER BY id", kExcerptColumns)));
+  while (s->Step()) visit(ReadExcerpt(*s));
+  return s->status();
+}
+
+Status ExcerptRepo::ForEachIndexEntry(const std::function<void(const ExcerptIndexEntry&)>& visit) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("SELECT e.id, e.conversation_id, m.created_at, e.status, e.access_count, "
+                                     "e.valid_from, e.valid_to, e.words FROM excerpts e JOIN messages m ON "
+                                     "m.id = e.message_id ORDER BY e.id"));
+  while (s->Step()) {
+    visit({s->Int(0), s->Int(1), s->Int(2), s->Text(3), s->Int(4), OptionalInt(*s, 5), OptionalInt(*s, 6), s->Text(7)});
+  }
+  return s->status();
+}
+
+Result<int64_t> ExcerptRepo::Count() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM excerpts"));
+  int64_t n = s->Step() ? s->Int(0) : 0;
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return n;
+}
+
+Status ExcerptRepo::Delete(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * row, db_.Prepare("DELETE FROM excerpts WHERE id = ?"));
+  row->Bind(1, id);
+  return row->Run();  // the vector goes by ON DELETE CASCADE
+}
+
+Status ExcerptRepo::RecordRecall(int64_t id, int64_t at_ms, std::string_view query, double score) {
+  CILIA_ASSIGN_OR_RETURN(Statement * bump,
+                         db_.Prepare("UPDATE excerpts SET access_count = access_count + 1, last_recalled = ? WHERE id = ?"));
+  bump->Bind(1, at_ms).Bind(2, id);
+  CILIA_RETURN_IF_ERROR(bump->Run());
+  CILIA_ASSIGN_OR_RETURN(Statement * log, db_.Prepare("INSERT INTO recall_log(at, query, layer, item_id, score) "
+                                                      "VALUES (?, ?, 'excerpt', ?, ?)"));
+  log->Bind(1, at_ms).Bind(2, query).Bind(3, id).Bind(4, score);
+  return log->Run();
+}
+
+Status ExcerptRepo::AddHistory(HistoryRecord& h) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO excerpt_history(id, excerpt_id, at, who, action, old, "
+                                                    "new) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+  if (h.id > 0) {
+    s->Bind(1, h.id);
+  } else {
+    s->BindNull(1);
+  }
+  s->Bind(2, h.excerpt_id).Bind(3, h.at).Bind(4, h.who).Bind(5, h.action);
+  BindOptional(*s, 6, h.old_values);
+  BindOptional(*s, 7, h.new_values);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  h.id = db_.LastInsertId();
+  return Status::Ok();
+}
+
+Result<std::vector<HistoryRecord>> ExcerptRepo::History(int64_t excerpt_id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT id, excerpt_id, at, who, action, old, new FROM "
+                                                    "excerpt_history WHERE excerpt_id = ? ORDER BY id"));
+  s->Bind(1, excerpt_id);
+  return Collect<HistoryRecord>(s, ReadHistory);
+}
+
+Status ExcerptRepo::ForEachHistory(const std::function<void(const HistoryRecord&)>& visit) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("SELECT id, excerpt_id, at, who, action, old, new FROM excerpt_history ORDER BY id"));
+  while (s->Step()) visit(ReadHistory(*s));
+  return s->status();
+}
+
+Status ExcerptRepo::PutVector(int64_t excerpt_id, std::string_view embedder, const std::vector<float>& vec) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO excerpt_vectors(excerpt_id, embedder, dim, "
+                                                    "vec) VALUES (?, ?, ?, ?)"));
+  s->Bind(1, excerpt_id).Bind(2, embedder).Bind(3, static_cast<int64_t>(vec.size()));
+  s->BindBlob(4, vec.data(), vec.size() * sizeof(float));
+  return s->Run();
+}
+
+Result<std::vector<ExcerptVector>> ExcerptRepo::VectorsOf(std::string_view embedder) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("SELECT excerpt_id, vec FROM excerpt_vectors WHERE embedder = ? ORDER BY excerpt_id"));
+  s->Bind(1, embedder);
+  return Collect<ExcerptVector>(s, [](const Statement& row) {
+    ExcerptVector v{row.Int(0), std::vector<float>(static_cast<size_t>(row.BlobSize(1)) / sizeof(float))};
+    if (!v.vec.empty()) std::memcpy(v.vec.data(), row.Blob(1), v.vec.size() * sizeof(float));
+    return v;
+  });
+}
+
+Result<std::vector<ExcerptRecord>> ExcerptRepo::WithoutVector(std::string_view embedder) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
+                                            "SELECT {} FROM excerpts e WHERE NOT EXISTS (SELECT 1 FROM excerpt_vectors v "
+                                            "WHERE v.excerpt_id = e.id AND v.embedder = ?) ORDER BY id",
+                                            kExcerptColumns)));
+  s->Bind(1, embedder);
+  return Collect<ExcerptRecord>(s, ReadExcerpt);
+}
+
+Status ExcerptRepo::InsertCandidate(CandidateRecord& c) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(fmt::format("INSERT INTO candidates({}) VALUES (?18, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+                              "?12, ?13, ?14, ?15, ?16, ?17)",
+                              kCandidateColumns)));
+  const int id_index = BindCandidate(*s, c);
+  if (c.id > 0) {
+    s->Bind(id_index, c.id);
+  } else {
+    s->BindNull(id_index);
+  }
+  CILIA_RETURN_IF_ERROR(s->Run());
+  c.id = db_.LastInsertId();
+  return Status::Ok();
+}
+
+Status ExcerptRepo::UpdateCandidate(const CandidateRecord& c) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare("UPDATE candidates SET content = ?1, quote = ?2, conversation_id = ?3, message_id = ?4, "
+                  "span_start = ?5, span_end = ?6, type = ?7, fact_key = ?8, confidence = ?9, date = ?10, "
+                  "reason = ?11, target_id = ?12, status = ?13, result_id = ?14, decided_by = ?15, created_at = ?16, "
+                  "updated_at = ?17 WHERE id = ?18"));
+  s->Bind(BindCandidate(*s, c), c.id);
+  return s->Run();
+}
+
+Result<std::optional<CandidateRecord>> ExcerptRepo::GetCandidate(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM candidates WHERE id = ?", kCandidateColumns)));
+  s->Bind(1, id);
+  return CollectOne<CandidateRecord>(s, ReadCandidate);
+}
+
+Result<std::vector<CandidateRecord>> ExcerptRepo::ListCandidates(std::string_view status, const PageRequest& page) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM candidates WHERE id < ?1 AND (?3 = '' OR status = ?3) "
+                                                 "ORDER BY id DESC LIMIT ?2",
+                                                 kCandidateColumns)));
+  BindPage(*s, 1, page);
+  s->Bind(3, status);
+  return Collect<CandidateRecord>(s, ReadCandidate);
+}
+
+Result<std::optional<CandidateRecord>> ExcerptRepo::FindPendingCandidate(const QuoteSource& source,
+                                                                         std::string_view content) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM candidates WHERE message_id = ? AND span_start = ? AND "
+                                                 "span_end = ? AND content = ? AND status = 'pending' LIMIT 1",
+                                                 kCandidateColumns)));
+  s->Bind(1, source.message_id).Bind(2, source.span_start).Bind(3, source.span_end).Bind(4, content);
+  return CollectOne<CandidateRecord>(s, ReadCandidate);
+}
+
+Status ExcerptRepo::ForEachCandidate(const std::function<void(const CandidateRecord&)>& visit) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM candidates ORDER BY id", kCandidateColumns)));
+  while (s->Step()) visit(ReadCandidate(*s));
+  return s->status();
+}
+
+Result<std::optional<ExtractionCursor>> ExcerptRepo::GetCursor(int64_t conversation_id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT conversation_id, through_seq, updated_at FROM "
+                                                    "extraction_cursors WHERE conversation_id = ?"));
+  s->Bind(1, conversation_id);
+  return CollectOne<ExtractionCursor>(s, [](const Statement& r) {
+    return ExtractionCursor{r.Int(0), r.Int(1), r.Int(2)};
+  });
+}
+
+Status ExcerptRepo::PutCursor(const ExtractionCursor& cursor) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO extraction_cursors(conversation_id, "
+                                                    "through_seq, updated_at) VALUES (?, ?, ?)"));
+  s->Bind(1, cursor.conversation_id).Bind(2, cursor.through_seq).Bind(3, cursor.updated_at);
+  return s->Run();
+}
+
+Result<std::vector<ExtractionCursor>> ExcerptRepo::AllCursors() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT conversation_id, through_seq, updated_at FROM "
+                                                    "extraction_cursors ORDER BY conversation_id"));
+  return Collect<ExtractionCursor>(s, [](const Statement& r) { return ExtractionCursor{r.Int(0), r.Int(1), r.Int(2)}; });
+}
+
+Result<std::optional<ExtractionBatch>> ExcerptRepo::GetBatch(int64_t conversation_id, int64_t first_seq) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT {} FROM extraction_batches WHERE "
+                                                                "conversation_id = ? AND first_seq = ?",
+                                                                kBatchColumns)));
+  s->Bind(1, conversation_id).Bind(2, first_seq);
+  return CollectOne<ExtractionBatch>(s, ReadBatch);
+}
+
+Result<bool> ExcerptRepo::SucceededBefore(std::string_view content_hash) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("SELECT 1 FROM extraction_batches WHERE content_hash = ? AND status = 'ok' LIMIT 1"));
+  s->Bind(1, content_hash);
+  const bool found = s->Step();
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return found;
+}
+
+Status ExcerptRepo::PutBatch(ExtractionBatch& b) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(fmt::format("INSERT INTO extraction_batches({}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                              "ON CONFLICT(conversation_id, first_seq) DO UPDATE SET end_seq = excluded.end_seq, "
+                              "content_hash = excluded.content_hash, attempts = excluded.attempts, "
+                              "status = excluded.status, error = excluded.error, items = excluded.items, "
+                              "updated_at = excluded.updated_at",
+                              kBatchColumns)));
+  if (b.id > 0) {
+    s->Bind(1, b.id);
+  } else {
+    s->BindNull(1);
+  }
+  s->Bind(2, b.conversation_id).Bind(3, b.first_seq).Bind(4, b.end_seq).Bind(5, b.content_hash).Bind(6, b.attempts);
+  s->Bind(7, b.status).Bind(8, b.error).Bind(9, b.items).Bind(10, b.created_at).Bind(11, b.updated_at);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  CILIA_ASSIGN_OR_RETURN(auto stored, GetBatch(b.conversation_id, b.first_seq));
+  if (stored) b.id = stored->id;
+  return Status::Ok();
+}
+
+Result<std::vector<ExtractionBatch>> ExcerptRepo::AllBatches() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM extraction_batches ORDER BY id", kBatchColumns)));
+  return Collect<ExtractionBatch>(s, ReadBatch);
+}
+
+Result<std::vector<int64_t>> ExcerptRepo::DeleteQuoting(int64_t conversation_id, std::optional<int64_t> message_id) {
+  const char* where = message_id ? "message_id = ?" : "conversation_id = ?";
+  const int64_t key = message_id.value_or(conversation_id);
+  CILIA_ASSIGN_OR_RETURN(Statement * find, db_.Prepare(fmt::format("SELECT id FROM excerpts WHERE {}", where)));
+  find->Bind(1, key);
+  CILIA_ASSIGN_OR_RETURN(std::vector<int64_t> ids, Collect<int64_t>(find, [](const Statement& r) { return r.Int(0); }));
+  for (int64_t id : ids) {
+    CILIA_ASSIGN_OR_RETURN(Statement * history, db_.Prepare("DELETE FROM excerpt_history WHERE excerpt_id = ?"));
+    history->Bind(1, id);
+    CILIA_RETURN_IF_ERROR(history->Run());
+    CILIA_RETURN_IF_ERROR(Delete(id));
+  }
+  CILIA_ASSIGN_OR_RETURN(Statement * candidates, db_.Prepare(fmt::format("DELETE FROM candidates WHERE {}", where)));
+  candidates->Bind(1, key);
+  CILIA_RETURN_IF_ERROR(candidates->Run());
+  return ids;
+}
+
+Status ForgetExcerptsOf(Database& db, int64_t conversation_id, std::optional<int64_t> message_id) {
+  return ExcerptRepo(db).DeleteQuoting(conversation_id, message_id).status();
+}
+
+}  // namespace cilia::store

@@ -1,0 +1,89 @@
+#include "store/job_run_repo.h"
+
+#include <fmt/format.h>
+
+namespace cilia::store {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSelect =
+    "SELECT id, job, namespace, started_by, started_at, ended_at, outcome, error, items, detail FROM job_runs";
+
+JobRun ReadRun(const Statement& s) {
+  JobRun r;
+  r.id = s.Int(0);
+  r.job = s.Text(1);
+  r.name_space = s.Text(2);
+  r.started_by = s.Text(3);
+  r.started_at = s.Int(4);
+  if (!s.IsNull(5)) r.ended_at = s.Int(5);
+  r.outcome = s.Text(6);
+  r.error = s.Text(7);
+  r.items = s.Int(8);
+  json detail = json::parse(s.TextView(9), nullptr, /*allow_exceptions=*/false);
+  if (detail.is_object()) r.detail = std::move(detail);
+  return r;
+}
+
+}  // namespace
+
+Result<int64_t> JobRunRepo::Start(std::string_view job, std::string_view name_space, std::string_view started_by,
+                                  UnixMs now) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO job_runs(job, namespace, started_by, started_at, "
+                                                    "outcome) VALUES (?, ?, ?, ?, 'running')"));
+  s->Bind(1, job).Bind(2, name_space).Bind(3, started_by).Bind(4, now);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  return db_.LastInsertId();
+}
+
+Status JobRunRepo::Finish(int64_t id, std::string_view outcome, std::string_view error, int64_t items,
+                          const json& detail, UnixMs now) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("UPDATE job_runs SET ended_at = ?, outcome = ?, error = ?, "
+                                                    "items = ?, detail = ? WHERE id = ?"));
+  s->Bind(1, now).Bind(2, outcome).Bind(3, error).Bind(4, items).Bind(5, detail.dump()).Bind(6, id);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  if (db_.Changes() == 0) return Status::NotFound(fmt::format("no job run {}", id));
+  return Status::Ok();
+}
+
+Result<std::vector<JobRun>> JobRunRepo::List(std::optional<std::string> job, std::optional<int64_t> before_id,
+                                             int limit) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(std::string(kSelect) +
+                                     " WHERE (?1 IS NULL OR job = ?1) AND (?2 IS NULL OR id < ?2) ORDER BY id DESC "
+                                     "LIMIT ?3"));
+  if (job) s->Bind(1, *job);
+  else s->BindNull(1);
+  s->Bind(2, before_id).Bind(3, limit);
+  std::vector<JobRun> out;
+  while (s->Step()) out.push_back(ReadRun(*s));
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+Result<std::optional<JobRun>> JobRunRepo::Latest(std::string_view job) {
+  CILIA_ASSIGN_OR_RETURN(auto runs, List(std::string(job), std::nullopt, 1));
+  if (runs.empty()) return std::optional<JobRun>();
+  return std::optional<JobRun>(std::move(runs.front()));
+}
+
+Result<int64_t> JobRunRepo::MarkInterrupted(UnixMs now) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("UPDATE job_runs SET ended_at = ?, outcome = 'failed', "
+                                                    "error = 'interrupted: the process ended during the run' "
+                                                    "WHERE outcome = 'running'"));
+  s->Bind(1, now);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  return int64_t{db_.Changes()};
+}
+
+Result<int64_t> JobRunRepo::DeleteBefore(UnixMs before) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("DELETE FROM job_runs WHERE started_at < ? AND outcome <> 'running'"));
+  s->Bind(1, before);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  return int64_t{db_.Changes()};
+}
+
+}  // namespace cilia::store

@@ -1,0 +1,55 @@
+// Runs of the background jobs (extract, nightly, retention, reindex): when,
+// who started them, how they ended, and what they did. Operational data:
+// retention drops finished runs past their age.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "core/time.h"
+#include "store/db.h"
+
+namespace cilia::store {
+
+struct JobRun {
+  int64_t id = 0;
+  std::string job;
+  std::string name_space;
+  std::string started_by;  // "schedule" or "manual"
+  UnixMs started_at = 0;
+  std::optional<UnixMs> ended_at;  // nullopt while running
+  std::string outcome;             // running, ok, skipped, failed
+  std::string error;               // "" unless failed
+  int64_t items = 0;               // what the job counts as done (messages, days, rows…)
+  nlohmann::json detail = nlohmann::json::object();
+};
+
+class JobRunRepo {
+ public:
+  explicit JobRunRepo(Database& db) : db_(db) {}
+
+  // A new run, outcome "running"; returns its id.
+  Result<int64_t> Start(std::string_view job, std::string_view name_space, std::string_view started_by, UnixMs now);
+  // Ends run `id` with `outcome` (ok, skipped, failed).
+  Status Finish(int64_t id, std::string_view outcome, std::string_view error, int64_t items,
+                const nlohmann::json& detail, UnixMs now);
+  // Newest first; `job` keeps that job's runs; `before_id` continues a page.
+  Result<std::vector<JobRun>> List(std::optional<std::string> job, std::optional<int64_t> before_id, int limit);
+  // The newest run of `job`, or nullopt.
+  Result<std::optional<JobRun>> Latest(std::string_view job);
+  // Runs left "running" by a process that ended under them become failed
+  // ("interrupted"); returns how many.
+  Result<int64_t> MarkInterrupted(UnixMs now);
+  // Retention: drops finished runs started before `before`; returns how many.
+  Result<int64_t> DeleteBefore(UnixMs before);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace cilia::store

@@ -1,0 +1,77 @@
+#include "store/precious_repo.h"
+
+#include <nlohmann/json.hpp>
+
+namespace cilia::store {
+
+namespace {
+
+using nlohmann::json;
+
+PreciousPassage ReadPassage(const Statement& s) {
+  PreciousPassage p;
+  p.id = s.Int(0);
+  p.content = s.Text(1);
+  p.conversation_id = s.Text(2);
+  json ids = json::parse(s.TextView(3), nullptr, /*allow_exceptions=*/false);
+  if (ids.is_array()) {
+    for (const json& id : ids) {
+      if (id.is_string()) p.message_ids.push_back(id.get<std::string>());
+    }
+  }
+  p.author = s.Text(4);
+  p.created_at = s.Int(5);
+  return p;
+}
+
+constexpr const char* kSelect = "SELECT id, content, conversation_id, message_ids, author, created_at FROM precious";
+
+}  // namespace
+
+Result<int64_t> PreciousRepo::Append(const PreciousPassage& p) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO precious(id, content, conversation_id, message_ids, "
+                                                    "author, created_at) VALUES (?, ?, ?, ?, ?, ?)"));
+  if (p.id > 0) s->Bind(1, p.id);
+  else s->BindNull(1);
+  s->Bind(2, p.content).Bind(3, p.conversation_id).Bind(4, json(p.message_ids).dump()).Bind(5, p.author).Bind(6, p.created_at);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  return db_.LastInsertId();
+}
+
+Result<std::optional<PreciousPassage>> PreciousRepo::Get(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kSelect) + " WHERE id = ?"));
+  s->Bind(1, id);
+  std::optional<PreciousPassage> out;
+  if (s->Step()) out = ReadPassage(*s);
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return out;
+}
+
+Result<std::vector<PreciousPassage>> PreciousRepo::List() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kSelect) + " ORDER BY id"));
+  std::vector<PreciousPassage> out;
+  while (s->Step()) out.push_back(ReadPassage(*s));
+  CILIA_RETURN_IF_ERROR(s->status());
+  return out;
+}
+
+Result<bool> PreciousRepo::Contains(const PreciousPassage& p) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT 1 FROM precious WHERE content = ? AND conversation_id = ? "
+                                                    "AND message_ids = ? LIMIT 1"));
+  s->Bind(1, p.content).Bind(2, p.conversation_id).Bind(3, json(p.message_ids).dump());
+  bool found = s->Step();
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return found;
+}
+
+Result<int64_t> PreciousRepo::Count() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM precious"));
+  int64_t n = s->Step() ? s->Int(0) : 0;
+  CILIA_RETURN_IF_ERROR(s->status());
+  s->Reset();
+  return n;
+}
+
+}  // namespace cilia::store

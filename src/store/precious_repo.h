@@ -1,0 +1,49 @@
+// Precious passages: verbatim words the owner (or an agent for the owner)
+// pins, each citing the messages it was taken from. Append-only: nothing
+// edits a passage (the table refuses updates); only a forget of a cited
+// message removes it. Curated data.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "core/time.h"
+#include "store/db.h"
+
+namespace cilia::store {
+
+inline constexpr size_t kMaxPreciousBytes = size_t{64} << 10;
+
+struct PreciousPassage {
+  int64_t id = 0;  // shown as p_<id>
+  std::string content;
+  std::string conversation_id;           // external id
+  std::vector<std::string> message_ids;  // public ids within that conversation
+  std::string author;                    // "owner" or "agent"
+  UnixMs created_at = 0;
+};
+
+class PreciousRepo {
+ public:
+  explicit PreciousRepo(Database& db) : db_(db) {}
+
+  // Stores the passage and returns its id: a new one when p.id is 0, else
+  // p.id itself (import), which must be free.
+  Result<int64_t> Append(const PreciousPassage& p);
+  Result<std::optional<PreciousPassage>> Get(int64_t id);
+  // Oldest first, so that a list of them is a stable prefix.
+  Result<std::vector<PreciousPassage>> List();
+  // Whether a passage with this content, conversation and messages exists
+  // (a repeated import adds nothing).
+  Result<bool> Contains(const PreciousPassage& p);
+  Result<int64_t> Count();
+
+ private:
+  Database& db_;
+};
+
+}  // namespace cilia::store

@@ -1,0 +1,90 @@
+// `cilia jobs run …` (memory_commands.cpp) against a data dir and a scripted
+// cheap model on loopback.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "../memory/upkeep_test_helpers.h"
+#include "../testing/scripted_model.h"
+#include "../testing/temp_dir.h"
+#include "app/commands.h"
+#include "memory/registry.h"
+#include "store/digest_repo.h"
+#include "store/job_run_repo.h"
+
+namespace cilia::app {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+class JobsCommandTest : public ::testing::Test {
+ protected:
+  JobsCommandTest()
+      : model_([](const json& r) -> std::string {
+          if (testing::ScriptedModel::Instructions(r).find("day's log") != std::string::npos) {
+            return R"({"title": "t", "entries": [{"text": "我们聊了搬家", "messages": [1]}]})";
+          }
+          return R"({"digest": "搬家的事"})";
+        }) {
+    Config config = model_.MakeConfig();
+    std::ofstream(config_file_) << "[server]\ndata_dir = \"" << dir_.Sub("data") << "\"\ntime_zone = \"Asia/Shanghai\"\n"
+                                << "[[providers]]\nname = \"fake\"\nbase_url = \"" << config.providers[0].base_url
+                                << "\"\n[models]\nchat = \"fake/cheap\"\n";
+  }
+
+  // A message at noon of yesterday (the owner's), stored through a registry
+  // that is closed again before the command runs.
+  void StoreYesterday() {
+    Config config;
+    config.server.data_dir = dir_.Sub("data");
+    auto registry = memory::Registry::Open(config);
+    ASSERT_TRUE(registry.ok()) << registry.status().ToString();
+    auto ns = (*registry)->Get("default");
+    const std::string yesterday = AddDays((*ns)->tz().LocalDate(Clock::System().Now()), -1).ToString();
+    testing::Store(**ns, "chat", {{"D1:1", "user", "下个月搬家", testing::LocalTime(**ns, yesterday, 12)}});
+    yesterday_ = yesterday;
+  }
+
+  int Run(const std::string& job, std::string* out) {
+    ::testing::internal::CaptureStdout();
+    int code = RunJobs(CommandLine{"jobs", {"run", job}, {{"config", config_file_}}});
+    *out = ::testing::internal::GetCapturedStdout();
+    return code;
+  }
+
+  testing::TempDir dir_;
+  std::string config_file_ = dir_.Sub("cilia.toml");
+  testing::ScriptedModel model_;
+  std::string yesterday_;
+};
+
+TEST_F(JobsCommandTest, NightlyRunsInTheForegroundPrintsItsOutcomeAndIsRecorded) {
+  StoreYesterday();
+  std::string out;
+  ASSERT_EQ(Run("nightly", &out), kExitOk) << out;
+  EXPECT_THAT(out, HasSubstr("nightly: ok, 2 items"));
+  EXPECT_THAT(out, HasSubstr(yesterday_));
+
+  Config config;
+  config.server.data_dir = dir_.Sub("data");
+  auto registry = memory::Registry::Open(config);
+  auto ns = (*registry)->Get("default");
+  auto runs = (*ns)->store().Read([](store::Database& db) { return store::JobRunRepo(db).List("nightly", std::nullopt, 5); });
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].started_by, "manual");
+  auto log = (*ns)->store().Read([&](store::Database& db) { return store::DigestRepo(db).GetLog(yesterday_); });
+  ASSERT_TRUE(log->has_value());
+  EXPECT_EQ((*log)->entries[0].sources[0].second, "D1:1");
+}
+
+TEST_F(JobsCommandTest, ReindexStillWorksAndUnknownJobsAreUsageErrors) {
+  std::string out;
+  EXPECT_EQ(Run("reindex", &out), kExitOk);
+  EXPECT_THAT(out, HasSubstr("reindex: ok"));
+  EXPECT_EQ(Run("dream", &out), kExitUsage);
+}
+
+}  // namespace
+}  // namespace cilia::app

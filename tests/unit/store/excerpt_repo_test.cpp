@@ -1,0 +1,128 @@
+#include "store/excerpt_repo.h"
+
+#include <gtest/gtest.h>
+
+#include "../testing/temp_dir.h"
+#include "store/message_repo.h"
+#include "store/namespace_store.h"
+
+namespace cilia::store {
+namespace {
+
+class ExcerptRepoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::move(NamespaceStore::Open(dir_.Sub("ns")).value());
+    ASSERT_TRUE(store_->Write([&](Database& db) -> Status {
+      MessageRepo repo(db);
+      CILIA_ASSIGN_OR_RETURN(conv_, repo.CreateConversation("c", "", 1000));
+      for (int i = 0; i < 2; ++i) {
+        MessageRecord m;
+        m.seq = conv_.next_seq++;
+        m.role = "user";
+        m.content = "\"x\"";
+        m.text = "我住在成都 🌶️ message " + std::to_string(i);
+        m.content_hash = "h" + std::to_string(i);
+        m.created_at = m.stored_at = 1000 + i;
+        m.source = "api";
+        CILIA_RETURN_IF_ERROR(repo.Append(conv_, m));
+        messages_.push_back(m.id);
+      }
+      return repo.SaveConversation(conv_);
+    }).ok());
+  }
+  ExcerptRecord Sample(int message, const std::string& content) {
+    ExcerptRecord e;
+    e.content = content;
+    e.quote = "我住在成都 🌶️";
+    e.source = {conv_.id, messages_[message], 0, 7};
+    e.fact_key = "home_city";
+    e.created_at = e.updated_at = 5;
+    e.words = "住 成都";
+    return e;
+  }
+  template <typename F>
+  auto W(F f) {
+    return store_->Write([&](Database& db) { ExcerptRepo repo(db); return f(repo); });
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<NamespaceStore> store_;
+  ConversationRecord conv_;
+  std::vector<int64_t> messages_;
+};
+
+TEST_F(ExcerptRepoTest, RowsRoundTripEveryField) {
+  ExcerptRecord e = Sample(0, "她住在成都");
+  e.valid_from = 7;
+  e.pinned = true;
+  e.author = "owner";
+  e.last_recalled = 9;
+  ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.Insert(e); }).ok());
+  EXPECT_EQ(e.id, 1);
+  auto back = W([&](ExcerptRepo& r) { return r.Get(e.id); });
+  ASSERT_TRUE(back.ok() && *back);
+  EXPECT_EQ(**back, e);
+  e.status = "archived";
+  e.fact_key.reset();
+  ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.Update(e); }).ok());
+  EXPECT_EQ(**W([&](ExcerptRepo& r) { return r.Get(e.id); }), e);
+  EXPECT_TRUE(W([&](ExcerptRepo& r) { return r.ActiveWithFactKey("home_city"); })->empty());
+}
+
+TEST_F(ExcerptRepoTest, ListsPageNewestFirstByStatus) {
+  for (int i = 0; i < 5; ++i) {
+    ExcerptRecord e = Sample(i % 2, "fact " + std::to_string(i));
+    if (i == 2) e.status = "superseded";
+    ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.Insert(e); }).ok());
+  }
+  auto page = *W([](ExcerptRepo& r) { return r.List("active", {2, std::nullopt}); });
+  ASSERT_EQ(page.size(), 2u);
+  EXPECT_EQ(page[0].id, 5);
+  auto next = *W([&](ExcerptRepo& r) { return r.List("active", {2, page.back().id}); });
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0].id, 2) << "id 3 is superseded";
+  EXPECT_EQ(next[1].id, 1);
+  EXPECT_EQ(W([](ExcerptRepo& r) { return r.List("", {100, std::nullopt}); })->size(), 5u);
+}
+
+TEST_F(ExcerptRepoTest, ForgetRemovesExcerptsHistoryAndCandidatesOfTheMessageOnly) {
+  ExcerptRecord a = Sample(0, "a"), b = Sample(1, "b");
+  ASSERT_TRUE(W([&](ExcerptRepo& r) -> Status {
+    CILIA_RETURN_IF_ERROR(r.Insert(a));
+    CILIA_RETURN_IF_ERROR(r.Insert(b));
+    HistoryRecord h{0, a.id, 1, "owner", "create", std::nullopt, "{}"};
+    CILIA_RETURN_IF_ERROR(r.AddHistory(h));
+    CandidateRecord c;
+    c.content = "c";
+    c.quote = a.quote;
+    c.source = a.source;
+    c.reason = "low_confidence";
+    return r.InsertCandidate(c);
+  }).ok());
+  ASSERT_TRUE(store_->Write([&](Database& db) { return ForgetExcerptsOf(db, conv_.id, messages_[0]); }).ok());
+  EXPECT_FALSE(*W([&](ExcerptRepo& r) { return r.Get(a.id); }));
+  EXPECT_TRUE(*W([&](ExcerptRepo& r) { return r.Get(b.id); }));
+  EXPECT_TRUE(W([&](ExcerptRepo& r) { return r.History(a.id); })->empty());
+  EXPECT_TRUE(W([](ExcerptRepo& r) { return r.ListCandidates("", {}); })->empty());
+  ASSERT_TRUE(store_->Write([&](Database& db) { return ForgetExcerptsOf(db, conv_.id, std::nullopt); }).ok());
+  EXPECT_EQ(*W([](ExcerptRepo& r) { return r.Count(); }), 0);
+}
+
+TEST_F(ExcerptRepoTest, BatchesAreKeyedByStartAndRememberSucceededHashes) {
+  ExtractionBatch b{0, conv_.id, 0, 30, "hash-1", 1, "pending", "broken", 0, 1, 1};
+  ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.PutBatch(b); }).ok());
+  EXPECT_FALSE(*W([](ExcerptRepo& r) { return r.SucceededBefore("hash-1"); }));
+  b.status = "ok";
+  b.attempts = 2;
+  ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.PutBatch(b); }).ok());
+  EXPECT_TRUE(*W([](ExcerptRepo& r) { return r.SucceededBefore("hash-1"); }));
+  auto all = *W([](ExcerptRepo& r) { return r.AllBatches(); });
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0], b);
+  ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.PutCursor({conv_.id, 28, 3}); }).ok());
+  EXPECT_EQ((*W([&](ExcerptRepo& r) { return r.GetCursor(conv_.id); }))->through_seq, 28);
+}
+
+}  // namespace
+}  // namespace cilia::store

@@ -1,0 +1,37 @@
+#include "store/precious_repo.h"
+
+#include <gmock/gmock.h>
+
+#include "migrated_db.h"
+
+namespace cilia::store {
+namespace {
+
+using PreciousRepoTest = testing::MigratedDbTest;
+
+TEST_F(PreciousRepoTest, AppendsInOrderAndNeverEdits) {
+  PreciousRepo repo(db());
+  PreciousPassage p{0, "星星会替我们记得", "chat", {"D1:1", "m_2"}, "owner", 10};
+  auto first = repo.Append(p);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  p.content = "second";
+  ASSERT_TRUE(repo.Append(p).ok());
+  auto list = repo.List();
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].content, "星星会替我们记得");
+  EXPECT_EQ((*list)[0].message_ids, (std::vector<std::string>{"D1:1", "m_2"}));
+  EXPECT_TRUE(*repo.Contains(p));
+  EXPECT_FALSE(db().Exec("UPDATE precious SET content = 'rewritten'").ok());
+  EXPECT_EQ((*repo.Get(*first))->content, "星星会替我们记得");
+  EXPECT_EQ(*repo.Count(), 2);
+}
+
+TEST_F(PreciousRepoTest, AnImportKeepsItsIdAndAnAuthorMustBeKnown) {
+  PreciousRepo repo(db());
+  EXPECT_EQ(*repo.Append({42, "x", "c", {"m"}, "agent", 1}), 42);
+  EXPECT_FALSE(repo.Append({42, "y", "c", {"m"}, "agent", 1}).ok()) << "the id is taken";
+  EXPECT_FALSE(repo.Append({0, "y", "c", {"m"}, "model", 1}).ok());
+}
+
+}  // namespace
+}  // namespace cilia::store
