@@ -14,6 +14,7 @@
 #include "core/utf8.h"
 #include "index/lexical.h"
 #include "memory/archive.h"
+#include "memory/excerpt_recall.h"
 #include "memory/windowing.h"
 #include "store/message_repo.h"
 #include "store/window_repo.h"
@@ -347,6 +348,31 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     out.score = g.score;
     reply.results.push_back(std::move(out));
   }
+
+  // L1: the excerpts the same query finds, ranked on the same scale.
+  ExcerptQuery excerpt_query;
+  excerpt_query.query = req.query;
+  excerpt_query.lexical_text = lexical_text;
+  excerpt_query.exact = req.exact;
+  excerpt_query.from_ms = filter.from_ms;
+  excerpt_query.to_ms = filter.to_ms;
+  excerpt_query.conversation_row = filter.conversation_id;
+  excerpt_query.now = now;
+  excerpt_query.limit = req.limit;
+  excerpt_query.recency_days = hint.recent ? ranking.recency_days / 4 : 0;
+  CILIA_ASSIGN_OR_RETURN(std::vector<RecallResult> excerpts, RecallExcerpts(ns, excerpt_query));
+  if (!excerpts.empty()) {
+    for (RecallResult& r : excerpts) reply.results.push_back(std::move(r));
+    std::stable_sort(reply.results.begin(), reply.results.end(),
+                     [](const RecallResult& a, const RecallResult& b) { return a.score > b.score; });
+    if (reply.results.size() > static_cast<size_t>(req.limit)) reply.results.resize(static_cast<size_t>(req.limit));
+    // Only what made the answer counts as recalled.
+    std::erase_if(groups, [&reply](const Group& g) {
+      const std::string id = "w_" + std::to_string(g.windows.front().id);
+      return std::none_of(reply.results.begin(), reply.results.end(), [&id](const RecallResult& r) { return r.id == id; });
+    });
+  }
+  if (count_access) CILIA_RETURN_IF_ERROR(RecordExcerptRecalls(ns, reply.results, req.query));
 
   if (count_access && !groups.empty()) {
     const UnixMs at = ns.clock().Now();

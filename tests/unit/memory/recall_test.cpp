@@ -5,6 +5,7 @@
 
 #include "../testing/test_namespace.h"
 #include "memory/archive.h"
+#include "memory/excerpts.h"
 #include "store/window_repo.h"
 
 namespace cilia::memory {
@@ -190,6 +191,34 @@ TEST(ParseRecallRequest, NamesTheBadField) {
   auto ok = ParseRecallRequest({{"query", "x"}, {"before", "2023-05-01"}}, tz);
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(*ok->before, At("2023-05-01T23:59:59.999Z"));
+}
+
+}  // namespace
+}  // namespace cilia::memory
+
+namespace cilia::memory {
+namespace {
+
+TEST_F(RecallTest, AnExcerptAnswersBesideTheWindowsAndCountsAsRecalled) {
+  NewExcerpt item;
+  item.content = "阿杰家的wifi密码是 Kiwi-2048";
+  item.quote = "家里wifi密码是 Kiwi-2048";
+  item.conversation_id = "wifi";
+  item.message_id = "w1";
+  item.type = "fact";
+  auto created = Excerpts(t_.ns()).Create(item, "owner");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+
+  RecallReply r = Ask({{"query", "wifi密码"}}, /*count_access=*/true);
+  const auto excerpt = std::find_if(r.results.begin(), r.results.end(), [](const RecallResult& x) { return x.layer == "excerpt"; });
+  ASSERT_NE(excerpt, r.results.end());
+  EXPECT_EQ(excerpt->conversation_id, "wifi");
+  EXPECT_EQ(excerpt->message_ids, std::vector<std::string>{"w1"});
+  EXPECT_NE(excerpt->text.find("Kiwi-2048"), std::string::npos);
+  EXPECT_TRUE(std::any_of(r.results.begin(), r.results.end(), [](const RecallResult& x) { return x.layer == "archive"; }));
+  auto after = Excerpts(t_.ns()).Get(created->id);
+  ASSERT_TRUE(after.ok() && after->has_value());
+  EXPECT_EQ((*after)->access_count, 1);
 }
 
 }  // namespace
