@@ -13,9 +13,11 @@ namespace {
 using nlohmann::json;
 using llm::Dump;
 
-class OpenAISplicer : public StreamSplicer {
+// What both formats share: the parsing of the round's frames, the names,
+// and the rounds counted.
+class SplicerBase : public StreamSplicer {
  public:
-  OpenAISplicer(std::string hidden_tool, std::string model)
+  SplicerBase(std::string hidden_tool, std::string model)
       : hidden_tool_(std::move(hidden_tool)), model_(std::move(model)) {}
 
   std::string Feed(std::string_view frames) override {
@@ -23,6 +25,24 @@ class OpenAISplicer : public StreamSplicer {
     parser_.Feed(frames, [&](const net::SseEvent& event) { OnEvent(event, out); });
     return out;
   }
+  bool failed() const override { return failed_; }
+
+ protected:
+  virtual void OnEvent(const net::SseEvent& event, std::string& out) = 0;
+
+  const std::string hidden_tool_;
+  const std::string model_;
+  int round_ = 0;
+  std::vector<json> held_;  // this round's ending, until EndRound
+  bool failed_ = false;
+
+ private:
+  net::SseParser parser_;
+};
+
+class OpenAISplicer : public SplicerBase {
+ public:
+  using SplicerBase::SplicerBase;
 
   std::string EndRound(bool more, const llm::Usage& total) override {
     std::string out;
@@ -43,10 +63,8 @@ class OpenAISplicer : public StreamSplicer {
     return out;
   }
 
-  bool failed() const override { return failed_; }
-
  private:
-  void OnEvent(const net::SseEvent& event, std::string& out) {
+  void OnEvent(const net::SseEvent& event, std::string& out) override {
     if (event.data == "[DONE]") {
       if (failed_) {
         out += llm::SseFrame(event.data);  // the end of an error: nothing is held after a failure
@@ -136,28 +154,15 @@ class OpenAISplicer : public StreamSplicer {
     }
   }
 
-  std::string hidden_tool_;
-  std::string model_;
-  net::SseParser parser_;
-  int round_ = 0;
   json id_ = nullptr, created_ = nullptr;
   std::map<int64_t, int> round_tools_;  // this round's delta index -> client index, -1 hidden
   int next_tool_index_ = 0;
-  bool holding_ = false;
-  std::vector<json> held_;  // chunks, or the string "[DONE]"
-  bool failed_ = false;
+  bool holding_ = false;  // held_ holds chunks, or the string "[DONE]"
 };
 
-class AnthropicSplicer : public StreamSplicer {
+class AnthropicSplicer : public SplicerBase {
  public:
-  AnthropicSplicer(std::string hidden_tool, std::string model)
-      : hidden_tool_(std::move(hidden_tool)), model_(std::move(model)) {}
-
-  std::string Feed(std::string_view frames) override {
-    std::string out;
-    parser_.Feed(frames, [&](const net::SseEvent& event) { OnEvent(event, out); });
-    return out;
-  }
+  using SplicerBase::SplicerBase;
 
   std::string EndRound(bool more, const llm::Usage& total) override {
     std::string out;
@@ -173,10 +178,8 @@ class AnthropicSplicer : public StreamSplicer {
     return out;
   }
 
-  bool failed() const override { return failed_; }
-
  private:
-  void OnEvent(const net::SseEvent& event, std::string& out) {
+  void OnEvent(const net::SseEvent& event, std::string& out) override {
     json data = json::parse(event.data, nullptr, false);
     const std::string type = llm::StringOr(data, "type", event.event);
     if (!data.is_object() || type == "error") {
@@ -208,14 +211,8 @@ class AnthropicSplicer : public StreamSplicer {
     out += llm::SseFrame(Dump(data), type);
   }
 
-  std::string hidden_tool_;
-  std::string model_;
-  net::SseParser parser_;
-  int round_ = 0;
   std::map<int64_t, int> blocks_;  // this round's block index -> client index, -1 hidden
   int next_index_ = 0;
-  std::vector<json> held_;
-  bool failed_ = false;
 };
 
 }  // namespace
