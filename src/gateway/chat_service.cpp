@@ -511,7 +511,6 @@ void ChatService::BuildTurnMemory(PreparedTurn& turn, MemoryBlocks& blocks) {
 Status ChatService::DescribeImages(PreparedTurn& turn) {
   if (!turn.client_turn.has_images) return Status::Ok();
   CILIA_ASSIGN_OR_RETURN(llm::Route vision, llm::VisionRoute(config_));
-  const Wire vision_wire = WireOf(*vision.provider);
   json& messages = turn.call.body["messages"];
   for (json& message : messages) {
     if (!message.is_object() || !message.contains("content") || !message["content"].is_array()) continue;
@@ -526,12 +525,7 @@ Status ChatService::DescribeImages(PreparedTurn& turn) {
                                                "what is shown, any text in them verbatim, and what matters for "
                                                "the message's question. Answer with the description only."}},
                                   {{"role", "user"}, {"content", message["content"]}}})}};
-    CILIA_ASSIGN_OR_RETURN(json request, ToUpstreamFormat(question, Wire::kOpenAI, vision_wire));
-    request["model"] = vision.model;
-    llm::UpstreamClient client(*vision.provider);
-    CILIA_ASSIGN_OR_RETURN(json answer, client.Complete(request));
-    const llm::AssistantTurn described =
-        vision_wire == Wire::kOpenAI ? llm::TurnFromOpenAIResponse(answer) : llm::TurnFromAnthropicResponse(answer);
+    CILIA_ASSIGN_OR_RETURN(const llm::AssistantTurn described, llm::CompleteOpenAIShaped(vision, std::move(question)));
     json parts = json::array();
     int image = 0;
     for (json& part : message["content"]) {
@@ -743,16 +737,12 @@ void ChatService::Summarise(std::shared_ptr<memory::Namespace> ns, int64_t conve
     LogWarn("compression: no model for summaries: {}", route.status().ToString());
     return;
   }
-  const Wire wire = WireOf(*route->provider);
-  auto request = ToUpstreamFormat(SummaryRequest(previous, messages, *plan, route->model), Wire::kOpenAI, wire);
-  if (!request.ok()) return;
-  (*request)["model"] = route->model;
-  auto answer = llm::UpstreamClient(*route->provider).Complete(*request);
+  auto answer = llm::CompleteOpenAIShaped(*route, SummaryRequest(previous, messages, *plan, route->model));
   if (!answer.ok()) {
     LogWarn("compression of conversation {} in {}: {}", conversation_row, ns->name(), answer.status().ToString());
     return;
   }
-  const llm::AssistantTurn summary = wire == Wire::kOpenAI ? llm::TurnFromOpenAIResponse(*answer) : llm::TurnFromAnthropicResponse(*answer);
+  const llm::AssistantTurn& summary = *answer;
   if (summary.text.empty()) return;
   store::ConversationSummary record;
   record.conversation_id = conversation_row;

@@ -239,4 +239,24 @@ Result<net::StreamResult> UpstreamClient::Stream(const json& body, const net::Da
   }
 }
 
+Result<AssistantTurn> CompleteOpenAIShaped(const Route& route, json openai_body) {
+  const bool anthropic = route.provider->kind == ProviderKind::kAnthropic;
+  openai_body["model"] = route.model;
+  if (anthropic) {
+    CILIA_ASSIGN_OR_RETURN(openai_body, OpenAIRequestToAnthropic(openai_body));
+    openai_body["model"] = route.model;
+  }
+  CILIA_ASSIGN_OR_RETURN(json answer, UpstreamClient(*route.provider).Complete(openai_body));
+  return anthropic ? TurnFromAnthropicResponse(answer) : TurnFromOpenAIResponse(answer);
+}
+
+std::optional<json> JsonObjectIn(std::string_view reply) {
+  const size_t open = reply.find('{');
+  const size_t close = reply.rfind('}');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
+  json parsed = json::parse(reply.substr(open, close - open + 1), nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return std::nullopt;
+  return parsed;
+}
+
 }  // namespace cilia::llm

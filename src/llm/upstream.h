@@ -11,6 +11,8 @@
 
 #include "core/config.h"
 #include "core/status.h"
+#include "llm/chat_format.h"
+#include "llm/routing.h"
 #include "net/http_client.h"
 
 namespace cilia::llm {
@@ -60,6 +62,16 @@ class UpstreamClient {
  private:
   const ProviderConfig& provider_;
 };
+
+// One whole answer from the route's provider to a request written in the
+// OpenAI shape (converted for an Anthropic provider, model set to the
+// route's): the one way cilia's own calls (summaries, extraction, digests,
+// image descriptions) reach a model.
+Result<AssistantTurn> CompleteOpenAIShaped(const Route& route, nlohmann::json openai_body);
+
+// The outermost {...} of a model's reply that may wrap it in a code fence or
+// words; nullopt when there is none or it is not a JSON object.
+std::optional<nlohmann::json> JsonObjectIn(std::string_view reply);
 
 // Attempts after the first when the upstream could not be reached or answered
 // 429 / 5xx, and nothing had reached the caller yet.

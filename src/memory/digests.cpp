@@ -59,15 +59,6 @@ std::string Trimmed(std::string_view text) {
   return std::string(text.substr(begin, text.find_last_not_of(space) - begin + 1));
 }
 
-// The outermost {...} of a reply that may wrap it in a code fence or words.
-std::optional<json> JsonObjectIn(const std::string& reply) {
-  const size_t open = reply.find('{');
-  const size_t close = reply.rfind('}');
-  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
-  json parsed = json::parse(reply.substr(open, close - open + 1), nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object()) return std::nullopt;
-  return parsed;
-}
 
 // A reply that is not what was asked for: the item failed (and is retried),
 // as opposed to an upstream failure, which stops the run.
@@ -87,18 +78,11 @@ class Model {
                                            {{"role", "user"}, {"content", input}}})},
                  {"temperature", 0},
                  {"max_tokens", max_tokens}};
-    const bool anthropic = route_.provider->kind == ProviderKind::kAnthropic;
-    if (anthropic) {
-      CILIA_ASSIGN_OR_RETURN(body, llm::OpenAIRequestToAnthropic(body));
-      body["model"] = route_.model;
-    }
     ++outcome_.model_calls;
-    CILIA_ASSIGN_OR_RETURN(json answer, llm::UpstreamClient(*route_.provider).Complete(body));
-    const llm::AssistantTurn turn =
-        anthropic ? llm::TurnFromAnthropicResponse(answer) : llm::TurnFromOpenAIResponse(answer);
+    CILIA_ASSIGN_OR_RETURN(const llm::AssistantTurn turn, llm::CompleteOpenAIShaped(route_, std::move(body)));
     outcome_.tokens_in += turn.usage.input;
     outcome_.tokens_out += turn.usage.output;
-    std::optional<json> object = JsonObjectIn(turn.text);
+    std::optional<json> object = llm::JsonObjectIn(turn.text);
     if (!object) return BadReply("holds no JSON object");
     return *object;
   }

@@ -73,18 +73,10 @@ class Model {
   Model(llm::Route route, ExtractionOutcome& outcome) : route_(std::move(route)), outcome_(outcome) {}
 
   Result<CallResult> Ask(json body, int max_tokens) {
-    body["model"] = route_.model;
     body["max_tokens"] = max_tokens;
     body["temperature"] = 0;
-    const bool anthropic = route_.provider->kind == ProviderKind::kAnthropic;
-    if (anthropic) {
-      CILIA_ASSIGN_OR_RETURN(body, llm::OpenAIRequestToAnthropic(body));
-      body["model"] = route_.model;
-    }
     ++outcome_.model_calls;
-    CILIA_ASSIGN_OR_RETURN(json answer, llm::UpstreamClient(*route_.provider).Complete(body));
-    const llm::AssistantTurn turn =
-        anthropic ? llm::TurnFromAnthropicResponse(answer) : llm::TurnFromOpenAIResponse(answer);
+    CILIA_ASSIGN_OR_RETURN(const llm::AssistantTurn turn, llm::CompleteOpenAIShaped(route_, std::move(body)));
     outcome_.tokens_in += turn.usage.input;
     outcome_.tokens_out += turn.usage.output;
     return CallResult{turn.text, turn.usage};
@@ -95,15 +87,6 @@ class Model {
   ExtractionOutcome& outcome_;
 };
 
-// The outermost {...} of a reply that may wrap it in a code fence or words.
-std::optional<json> JsonObjectIn(const std::string& reply) {
-  const size_t open = reply.find('{');
-  const size_t close = reply.rfind('}');
-  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
-  json parsed = json::parse(reply.substr(open, close - open + 1), nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object()) return std::nullopt;
-  return parsed;
-}
 
 std::string StringField(const json& item, const char* field) {
   auto it = item.find(field);
@@ -391,7 +374,7 @@ class Run {
                                               {{"role", "user"}, {"content", listing}}})}};
     auto reply = model_.Ask(request, kJudgeMaxTokens);
     if (!reply.ok()) return Status::Ok();  // unjudged items wait for review
-    auto object = JsonObjectIn(reply->text);
+    auto object = llm::JsonObjectIn(reply->text);
     if (!object || !object->contains("judgements") || !(*object)["judgements"].is_array()) return Status::Ok();
     for (auto& [number, k] : asked) k->relation = Kept::Relation::kNew;  // unless a verdict says otherwise
     std::map<Kept*, std::pair<std::vector<int64_t>, std::vector<int64_t>>> verdicts;  // same, update
@@ -520,7 +503,7 @@ json ExtractionRequest(const std::vector<BatchMessage>& batch, const std::string
 }
 
 Result<std::vector<ExtractedItem>> ParseExtractionReply(const std::string& reply, int max_items) {
-  auto object = JsonObjectIn(reply);
+  auto object = llm::JsonObjectIn(reply);
   if (!object || !object->contains("items") || !(*object)["items"].is_array()) {
     return Status::InvalidArgument("the reply holds no {\"items\": [...]} object");
   }
