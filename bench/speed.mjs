@@ -25,6 +25,11 @@ const { values: opts } = parseArgs({
     key: { type: 'string', default: process.env.CILIA_API_KEY },
     pid: { type: 'string' },
     'cli-messages': { type: 'string', default: '20000' },
+    // Grow with `cilia ingest` (one transaction per file of --bulk-file messages) into a data dir,
+    // then serve it: how a 1M-window archive is reached in reasonable time. The API ingest rate
+    // is then not measured; the CLI's rate over the growth is reported instead.
+    bulk: { type: 'boolean', default: false },
+    'bulk-file': { type: 'string', default: '500000' },
     out: { type: 'string', default: join(repoRoot, 'bench', 'results') },
   },
 });
@@ -45,21 +50,64 @@ class Corpus {
     this.ingest = { messages: 0, requests: 0, seconds: 0 };
   }
 
-  async growBy(cilia, windows) {
+  // The conversations for `windows` more estimated windows, without sending them.
+  *draw(windows) {
     const goal = this.estimatedWindows + windows;
     while (this.estimatedWindows < goal) {
       const conversation = this.stream.next().value;
+      this.messages += conversation.messages.length;
+      this.estimatedWindows += estimateWindows(conversation);
+      if (this.samples.length < 5_000) this.samples.push(conversation.messages[this.messages % conversation.messages.length].content);
+      yield conversation;
+    }
+  }
+
+  async growBy(cilia, windows) {
+    for (const conversation of this.draw(windows)) {
       const started = performance.now();
       const done = await ingestAll(cilia, [conversation], { batch: 100 });
       this.ingest.seconds += (performance.now() - started) / 1000;
       this.ingest.messages += done.messages;
       this.ingest.requests += done.requests;
-      this.messages += conversation.messages.length;
-      this.estimatedWindows += estimateWindows(conversation);
-      if (this.samples.length < 5_000) this.samples.push(conversation.messages[this.messages % conversation.messages.length].content);
     }
   }
+
+  // `cilia ingest` of the next conversations, at most `fileMessages` per file, into a data dir no
+  // server holds. Returns the windows the archive has afterwards.
+  async bulkGrowBy(dataDir, windows, fileMessages) {
+    const conversations = this.draw(windows);
+    let windowsNow = null;
+    for (let more = true; more; ) {
+      const file = join(dataDir, 'bulk.jsonl');
+      const out = createWriteStream(file);
+      let inFile = 0;
+      more = false;
+      // Not for-of: leaving such a loop early would close the generator.
+      for (let next = conversations.next(); !next.done; next = conversations.next()) {
+        const conversation = next.value;
+        if (!out.write(JSON.stringify(conversation) + '\n')) await new Promise((r) => out.once('drain', r));
+        inFile += conversation.messages.length;
+        if (inFile >= fileMessages) {
+          more = true;
+          break;
+        }
+      }
+      await new Promise((r) => out.end(r));
+      const started = performance.now();
+      const run = await runCli(['ingest', file], { dataDir, timeoutMs: 7_200_000 });
+      this.ingest.seconds += (performance.now() - started) / 1000;
+      if (run.code !== 0) throw new Error(`cilia ingest failed (${run.code}): ${run.stderr}`);
+      this.ingest.messages += inFile;
+      this.ingest.requests += 1;
+      windowsNow = Number(/(\d+) windows indexed/.exec(run.stdout)?.[1] ?? NaN);
+      console.error(`bulk: ${this.messages} messages, ${windowsNow} windows (${run.stdout.trim()})`);
+    }
+    return windowsNow;
+  }
 }
+
+// The windows per estimated window, from what the archive holds so far (1 before it holds any).
+const perEstimated = (real, corpus) => (real ? real / corpus.estimatedWindows : 1);
 
 // Grows the archive to about `target` windows, trusting GET /metrics over the estimate.
 async function growTo(cilia, corpus, target) {
@@ -70,12 +118,22 @@ async function growTo(cilia, corpus, target) {
     if (real !== null && !real) {
       await corpus.growBy(cilia, Math.ceil(target * CALIBRATION_SHARE));
     } else {
-      const perEstimated = real ? real / corpus.estimatedWindows : 1;
-      await corpus.growBy(cilia, Math.ceil((target - current) / perEstimated));
+      await corpus.growBy(cilia, Math.ceil((target - current) / perEstimated(real, corpus)));
     }
     real = await windowCount(cilia);
   }
   return real === null ? { windows: corpus.estimatedWindows, source: 'estimate' } : { windows: real, source: '/metrics' };
+}
+
+// The same with `cilia ingest`, while no server runs on the data dir.
+async function bulkGrowTo(dataDir, corpus, target, fileMessages) {
+  let real = corpus.bulkWindows ?? 0;
+  for (let round = 0; round < MAX_ROUNDS && real < target * 0.97; round++) {
+    const share = real ? (target - real) / perEstimated(real, corpus) : target * CALIBRATION_SHARE;
+    real = await corpus.bulkGrowBy(dataDir, Math.ceil(share), fileMessages);
+  }
+  corpus.bulkWindows = real;
+  return { windows: real, source: 'cilia ingest' };
 }
 
 async function measureLatency(cilia, corpus, count) {
@@ -124,7 +182,8 @@ async function measureCliIngest(messages) {
 function markdown(report) {
   const ms = (x) => (x === undefined || x === null ? '–' : x.toFixed(2));
   const lines = ['## speed', ''];
-  lines.push('| windows | source | messages | ingest msg/s (API, sync, ≤100/request) | p50 ms | p99 ms | mean ms | server p50/p99 ms | RSS MiB | RSS MiB per 100k windows (total / above empty) |');
+  const ingest = report.bulk ? 'ingest msg/s (`cilia ingest`, cumulative)' : 'ingest msg/s (API, sync, ≤100/request)';
+  lines.push(`| windows | source | messages | ${ingest} | p50 ms | p99 ms | mean ms | server p50/p99 ms | RSS MiB | RSS MiB per 100k windows (total / above empty) |`);
   lines.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const point of report.points) {
     const c = point.latency.client_ms;
@@ -143,13 +202,25 @@ function markdown(report) {
 async function main() {
   const targets = opts.windows.split(',').map(Number).filter((n) => n > 0).sort((a, b) => a - b);
   const queryCount = Number(opts.queries);
-  const cilia = await openCilia({ url: opts.url, key: opts.key });
-  const pid = opts.pid ? Number(opts.pid) : cilia.pid;
-  const report = { generated_at: new Date().toISOString(), seed: opts.seed, queries: queryCount, rss_empty_bytes: residentBytes(pid), points: [] };
+  if (opts.bulk && opts.url) throw new Error('--bulk grows its own data dir; it does not take --url');
+  const bulkDir = opts.bulk ? await makeTempDir('cilia-bench-bulk-') : null;
+  const report = { generated_at: new Date().toISOString(), seed: opts.seed, queries: queryCount, bulk: opts.bulk, rss_empty_bytes: null, points: [] };
   const corpus = new Corpus(opts.seed);
+  // Without --bulk one server runs throughout; with it, one per size, after `cilia ingest`.
+  let cilia = null;
   try {
     for (const target of targets) {
-      const { windows, source } = await growTo(cilia, corpus, target);
+      let grown;
+      if (opts.bulk) {
+        grown = await bulkGrowTo(bulkDir, corpus, target, Number(opts['bulk-file']));
+        cilia = await openCilia({ dataDir: bulkDir, startTimeoutMs: 1_800_000 }); // loads every index
+      } else {
+        cilia ??= await openCilia({ url: opts.url, key: opts.key });
+        report.rss_empty_bytes ??= residentBytes(opts.pid ? Number(opts.pid) : cilia.pid);
+        grown = await growTo(cilia, corpus, target);
+      }
+      const pid = opts.pid ? Number(opts.pid) : cilia.pid;
+      const { windows, source } = grown;
       console.error(`${windows} windows (${source}), ${corpus.messages} messages; measuring ${queryCount} queries`);
       const latency = await measureLatency(cilia, corpus, queryCount);
       const rss = residentBytes(pid);
@@ -165,9 +236,14 @@ async function main() {
         rss_per_100k_windows_bytes: rss === null ? null : (rss / windows) * 100_000,
         rss_growth_per_100k_windows_bytes: rss === null || report.rss_empty_bytes === null ? null : ((rss - report.rss_empty_bytes) / windows) * 100_000,
       });
+      if (opts.bulk) {
+        await cilia.stop();
+        cilia = null;
+      }
     }
   } finally {
-    await cilia.stop();
+    await cilia?.stop();
+    if (bulkDir) await removeDir(bulkDir);
   }
   if (binaryExists() && Number(opts['cli-messages']) > 0) {
     try {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 
 import { request, startServer } from '../../tests/e2e/lib/server.mjs';
 
-export async function openCilia({ url, key, dataDir } = {}) {
+export async function openCilia({ url, key, dataDir, startTimeoutMs = 120_000 } = {}) {
   if (url) {
     const base = url.replace(/\/$/, '');
     return { url: base, pid: null, api: (path, options = {}) => request(base, path, { key, ...options }), stop: async () => {} };
@@ -13,7 +13,7 @@ export async function openCilia({ url, key, dataDir } = {}) {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => /^CILIA_(RETRIEVAL|INDEX|EMBEDDING)_/.test(name)),
   );
-  const server = await startServer({ dataDir, startTimeoutMs: 120_000, env });
+  const server = await startServer({ dataDir, startTimeoutMs, env });
   return { url: server.url, pid: server.pid, api: server.api, stop: () => server.stop() };
 }
 

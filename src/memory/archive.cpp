@@ -194,12 +194,9 @@ Status Archive::ReplaceWindowsFrom(store::Database& db, int64_t conversation_id,
   // The window being replaced may start inside a message that is gone now.
   int skip = (!tail.empty() && tail.front().seq == from_seq) ? static_cast<int>(from_segment) : 0;
   std::vector<Segment> segments = SegmentMessages(tail, skip);
-  for (WindowRange r : PackWindows(segments)) {
-    store::WindowRecord w = MakeWindow(conversation_id, segments, r);
-    CILIA_RETURN_IF_ERROR(windows.Insert(w));
-    added.push_back(std::move(w));
-  }
-  return Status::Ok();
+  const size_t first_new = added.size();
+  for (WindowRange r : PackWindows(segments)) added.push_back(MakeWindow(conversation_id, segments, r));
+  return windows.InsertAll(std::span(added).subspan(first_new));
 }
 
 void Archive::ApplyToCaches(const std::vector<int64_t>& removed, const std::vector<store::WindowRecord>& added) {

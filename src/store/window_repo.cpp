@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace cilia::store {
@@ -54,14 +55,34 @@ Result<std::vector<ScoredId>> ReadScored(Statement* s) {
 
 }  // namespace
 
-Status WindowRepo::Insert(WindowRecord& w) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare("INSERT INTO windows(conversation_id, first_seq, first_segment, last_seq, "
-                                     "created_at, ended_at, spans, body, words, cjk) VALUES (?,?,?,?,?,?,?,?,?,?)"));
-  s->Bind(1, w.conversation_id).Bind(2, w.first_seq).Bind(3, w.first_segment).Bind(4, w.last_seq);
-  s->Bind(5, w.created_at).Bind(6, w.ended_at).Bind(7, w.spans).Bind(8, w.body).Bind(9, w.words).Bind(10, w.cjk);
-  CILIA_RETURN_IF_ERROR(s->Run());
-  w.id = db_.LastInsertId();
+Status WindowRepo::Insert(WindowRecord& w) { return InsertAll({&w, 1}); }
+
+Status WindowRepo::InsertAll(std::span<WindowRecord> windows) {
+  // Statements are cached by text, so rows go in chunks of a fixed size and
+  // one remainder: at most kChunk distinct statements ever.
+  constexpr size_t kChunk = 32;
+  constexpr int kColumns = 10;
+  while (!windows.empty()) {
+    const size_t n = std::min(kChunk, windows.size());
+    std::string sql =
+        "INSERT INTO windows(conversation_id, first_seq, first_segment, last_seq, created_at, ended_at, spans, body, "
+        "words, cjk) VALUES ";
+    for (size_t i = 0; i < n; ++i) sql += i == 0 ? "(?,?,?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?,?,?)";
+    CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(sql));
+    for (size_t i = 0; i < n; ++i) {
+      const WindowRecord& w = windows[i];
+      const int at = static_cast<int>(i) * kColumns;
+      s->Bind(at + 1, w.conversation_id).Bind(at + 2, w.first_seq).Bind(at + 3, w.first_segment);
+      s->Bind(at + 4, w.last_seq).Bind(at + 5, w.created_at).Bind(at + 6, w.ended_at).Bind(at + 7, w.spans);
+      s->Bind(at + 8, w.body).Bind(at + 9, w.words).Bind(at + 10, w.cjk);
+    }
+    CILIA_RETURN_IF_ERROR(s->Run());
+    // An INTEGER PRIMARY KEY takes max(id)+1 row by row, so one statement's
+    // rows have consecutive ids ending at the last insert id.
+    const int64_t last = db_.LastInsertId();
+    for (size_t i = 0; i < n; ++i) windows[i].id = last - static_cast<int64_t>(n - 1 - i);
+    windows = windows.subspan(n);
+  }
   return Status::Ok();
 }
 

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ class WindowRepo {
   explicit WindowRepo(Database& db) : db_(db) {}
 
   Status Insert(WindowRecord& w);  // sets w.id
+  // Inserts the windows with as few statements as it can (sets their ids):
+  // the full-text triggers cost less per row in a multi-row INSERT, which is
+  // most of what ingest spends (bench/RESULTS.md).
+  Status InsertAll(std::span<WindowRecord> windows);
   Result<std::optional<WindowRecord>> Get(int64_t id);
   // The conversation's windows in order.
   Result<std::vector<WindowRecord>> ForConversation(int64_t conversation_id);

@@ -48,6 +48,34 @@ TEST_F(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
   EXPECT_EQ(seen[1].first, b);
 }
 
+TEST_F(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
+  WindowRepo repo(*db_);
+  Add(0, "before", "before", "", 1);  // ids do not start at 1
+  std::vector<WindowRecord> ws(70);
+  for (int i = 0; i < 70; ++i) {
+    ws[i].conversation_id = conv_;
+    ws[i].first_seq = ws[i].last_seq = i + 1;
+    ws[i].created_at = ws[i].ended_at = 100 + i;
+    ws[i].spans = "[]";
+    ws[i].body = "window number " + std::to_string(i);
+    ws[i].words = "window number " + std::to_string(i);
+  }
+  Status inserted = repo.InsertAll(ws);
+  ASSERT_TRUE(inserted.ok()) << inserted.ToString();
+  for (const WindowRecord& w : ws) {
+    auto stored = repo.Get(w.id);
+    ASSERT_TRUE(stored.ok() && stored->has_value()) << w.id;
+    EXPECT_EQ((*stored)->first_seq, w.first_seq);
+    EXPECT_EQ((*stored)->body, w.body);
+  }
+  EXPECT_EQ(*repo.Count(), 71);
+  // The full-text triggers ran for every row.
+  auto hits = repo.SearchTrigram("\"r 6\" AND \" 69\"", {}, 10);
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].id, ws[69].id);
+}
+
 TEST_F(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
   WindowRepo repo(*db_);
   int64_t a = Add(0, "密码是 Kiwi-2048!", "密码 是 kiwi 2048", "密 码 密码 是", 10);
