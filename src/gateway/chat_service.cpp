@@ -7,6 +7,7 @@
 #include <future>
 
 #include "core/codec.h"
+#include "core/concurrency.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "core/tokens.h"
@@ -287,7 +288,7 @@ Status ChatService::PrepareMemory(PreparedTurn& turn) {
     CILIA_ASSIGN_OR_RETURN(TurnStorage storage, Identify(turn));
     // The store commits while the memory for the turn is read (DESIGN.md §8):
     // neither needs the other, the menu never shows the new message anyway.
-    auto stored = std::async(std::launch::async, [this, &turn, &storage] {
+    auto stored = RunBeside([this, &turn, &storage] {
       return StoreTurn(*turn.ns, storage, turn.client_turn.client_user, {turn.conversation_row, turn.reply_anchor});
     });
     BuildTurnMemory(turn, blocks);

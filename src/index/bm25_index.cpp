@@ -114,10 +114,19 @@ std::vector<std::pair<int64_t, double>> Bm25Index::Search(const std::vector<std:
   if (scores.size() < slot_id_.size()) scores.resize(slot_id_.size(), 0.f);
   touched.clear();
   std::unordered_set<std::string_view> seen;
+  std::vector<const std::vector<Posting>*> lists;
   for (const std::string& term : terms) {
     if (!seen.insert(term).second) continue;
-    const auto* list = Find(term);
-    if (!list) continue;
+    if (const auto* list = Find(term)) lists.push_back(list);
+  }
+  if (lists.size() > kRarestTermsKept) {
+    std::sort(lists.begin(), lists.end(), [](const auto* a, const auto* b) { return a->size() < b->size(); });
+    const size_t common = std::max<size_t>(1, live / kCommonShare);
+    size_t kept = kRarestTermsKept;
+    while (kept < lists.size() && lists[kept]->size() <= common) ++kept;
+    lists.resize(kept);
+  }
+  for (const auto* list : lists) {
     const double df = static_cast<double>(list->size());
     const double idf = std::log((static_cast<double>(live) - df + 0.5) / (df + 0.5) + 1.0);
     for (const Posting& p : *list) {

@@ -30,7 +30,13 @@ class Bm25Index {
   void Remove(int64_t id);
 
   // Documents by BM25 over `terms` (each counted once), best first, at most
-  // k, only those `allow` accepts (when given).
+  // k, only those `allow` accepts (when given). A long query's most common
+  // words add little to its ranking and most of its cost (a pasted paragraph
+  // holds dozens of "的" and "the"): beyond its kRarestTermsKept rarest
+  // terms, a term found in more than 1/kCommonShare of the documents is left
+  // out.
+  static constexpr size_t kRarestTermsKept = 12;
+  static constexpr int64_t kCommonShare = 10;
   std::vector<std::pair<int64_t, double>> Search(const std::vector<std::string>& terms, size_t k,
                                                  const std::function<bool(int64_t)>& allow = {}) const;
   // Documents holding every one of `terms`, newest (highest id) first.

@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/concurrency.h"
 #include "core/timewords.h"
 #include "core/utf8.h"
 #include "index/lexical.h"
@@ -236,6 +237,18 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     }
   }
 
+  // The vector lane (an embedder call, then the graph) runs beside the
+  // lexical one: on two cores a recall takes the longer of the two, not both.
+  auto vector_lane = RunBeside([&]() -> Result<std::vector<std::pair<int64_t, float>>> {
+    std::vector<std::pair<int64_t, float>> found;
+    if (req.exact) return found;
+    CILIA_ASSIGN_OR_RETURN(auto qv, ns.embedder().Embed({lexical_text.empty() ? req.query : lexical_text}));
+    const bool nonzero = !qv.empty() && std::any_of(qv[0].begin(), qv[0].end(), [](float x) { return x != 0; });
+    if (!nonzero) return found;
+    return listed ? ns.vectors().SearchAllowed(qv[0], fetch, allowed_ids, allowed)
+                  : ns.vectors().Search(qv[0], fetch, allowed);
+  });
+
   std::vector<int64_t> lexical_ids;
   if (req.exact) {
     CILIA_ASSIGN_OR_RETURN(lexical_ids, ns.store().Read([&](store::Database& db) {
@@ -248,19 +261,12 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     }
   }
 
+  CILIA_ASSIGN_OR_RETURN(auto vector_hits, vector_lane.get());
   std::vector<int64_t> vector_ids;
   std::unordered_map<int64_t, float> similarity;
-  if (!req.exact) {
-    CILIA_ASSIGN_OR_RETURN(auto qv, ns.embedder().Embed({lexical_text.empty() ? req.query : lexical_text}));
-    bool nonzero = !qv.empty() && std::any_of(qv[0].begin(), qv[0].end(), [](float x) { return x != 0; });
-    if (nonzero) {
-      auto found = listed ? ns.vectors().SearchAllowed(qv[0], fetch, allowed_ids, allowed)
-                          : ns.vectors().Search(qv[0], fetch, allowed);
-      for (const auto& [id, sim] : found) {
-        vector_ids.push_back(id);
-        similarity[id] = sim;
-      }
-    }
+  for (const auto& [id, sim] : vector_hits) {
+    vector_ids.push_back(id);
+    similarity[id] = sim;
   }
   // A question that is only a time ("what happened yesterday"): the
   // windows of that time, newest first.

@@ -141,6 +141,22 @@ class Mirror {
   std::map<int64_t, Doc> docs_;
 };
 
+TEST(Bm25Index, ALongQueryLeavesOutItsCommonWordsAShortOneKeepsThem) {
+  Bm25Index index;
+  for (int id = 1; id <= 100; ++id) index.Add(id, "的 common filler");
+  for (int r = 0; r < 13; ++r) index.Add(1000 + r, "rare" + std::to_string(r) + " 的");
+  std::vector<std::string> long_query = {"的"};
+  for (int r = 0; r < 13; ++r) long_query.push_back("rare" + std::to_string(r));
+  // 14 distinct terms: "的" (in 113 of 113 documents) is past the 12 rarest
+  // and common, so it scores nothing, and only the rare words' documents match.
+  auto hits = index.Search(long_query, 200);
+  ASSERT_EQ(hits.size(), 13u);
+  for (const auto& [id, score] : hits) EXPECT_GE(id, 1000);
+  // A short query keeps its common word: every document matches.
+  EXPECT_EQ(index.Search({"的", "rare0"}, 200).size(), 113u);
+  EXPECT_EQ(index.Search({"的"}, 200).size(), 113u);
+}
+
 // Random corpora over small vocabularies (so scores tie often), with
 // replaced and removed documents (enough to compact), queried with repeated
 // and unknown terms, every k and several filters: the ranking must be the
