@@ -9,8 +9,10 @@
 
 #include "core/codec.h"
 #include "memory/windowing.h"
+#include "store/digest_repo.h"
 #include "store/excerpt_repo.h"
 #include "store/message_repo.h"
+#include "store/precious_repo.h"
 #include "store/summary_repo.h"
 #include "store/turn_repo.h"
 #include "store/window_repo.h"
@@ -314,13 +316,12 @@ Status Archive::Purge() {
 Status Archive::ForgetMessage(const std::string& conversation_id, const std::string& message_id) {
   std::vector<int64_t> removed;
   std::vector<store::WindowRecord> added;
-  int64_t conv_id = 0;
+  std::vector<int64_t> excerpts_gone;
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
     store::MessageRepo messages(db);
     store::WindowRepo windows(db);
     CILIA_ASSIGN_OR_RETURN(auto conv, messages.FindConversation(conversation_id));
     if (!conv) return Status::NotFound(fmt::format("conversation \"{}\" does not exist", conversation_id));
-    conv_id = conv->id;
     CILIA_ASSIGN_OR_RETURN(auto msg, messages.FindByCallerId(conv->id, message_id));
     if (!msg) {
       if (auto internal = ParseInternalMessageId(message_id)) {
@@ -334,11 +335,15 @@ Status Archive::ForgetMessage(const std::string& conversation_id, const std::str
     }
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());
-    // Everything built from the message goes with it: excerpts quoting it,
-    // summaries covering it, and the turn records that quoted it.
-    CILIA_RETURN_IF_ERROR(store::ForgetExcerptsOf(db, conv->id, msg->id));
+    // Everything built from the message goes with it: excerpts and precious
+    // passages quoting it, summaries covering it, turn records and day logs
+    // citing it (the nightly job writes those days again).
+    const std::string public_id = MessagePublicId(*msg);
+    CILIA_ASSIGN_OR_RETURN(excerpts_gone, store::ExcerptRepo(db).DeleteQuoting(conv->id, msg->id));
+    CILIA_RETURN_IF_ERROR(store::PreciousRepo(db).DeleteCiting(conversation_id, public_id).status());
+    CILIA_RETURN_IF_ERROR(store::DigestRepo(db).ForgetCiting(conversation_id, public_id, ns_.clock().Now()).status());
     CILIA_RETURN_IF_ERROR(store::SummaryRepo(db).ForgetFrom(conv->id, msg->seq));
-    CILIA_RETURN_IF_ERROR(store::TurnRepo(db).ForgetMessage(conversation_id, MessagePublicId(*msg)));
+    CILIA_RETURN_IF_ERROR(store::TurnRepo(db).ForgetMessage(conversation_id, public_id));
     CILIA_ASSIGN_OR_RETURN(auto covering, windows.FirstCovering(conv->id, msg->seq));
     int64_t from_seq = covering ? covering->first_seq : msg->seq;
     int64_t from_segment = covering ? covering->first_segment : 0;
@@ -357,13 +362,14 @@ Status Archive::ForgetMessage(const std::string& conversation_id, const std::str
     return tx.Commit();
   }));
   ApplyToCaches(removed, added);
+  for (int64_t id : excerpts_gone) ns_.excerpts().Remove(id);
   CILIA_RETURN_IF_ERROR(EmbedWindows(added));
-  (void)conv_id;
   return Purge();
 }
 
 Status Archive::ForgetConversation(const std::string& conversation_id) {
   std::vector<int64_t> removed;
+  std::vector<int64_t> excerpts_gone;
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
     store::MessageRepo messages(db);
     store::WindowRepo windows(db);
@@ -371,7 +377,9 @@ Status Archive::ForgetConversation(const std::string& conversation_id) {
     if (!conv) return Status::NotFound(fmt::format("conversation \"{}\" does not exist", conversation_id));
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());
-    CILIA_RETURN_IF_ERROR(store::ForgetExcerptsOf(db, conv->id, std::nullopt));
+    CILIA_ASSIGN_OR_RETURN(excerpts_gone, store::ExcerptRepo(db).DeleteQuoting(conv->id, std::nullopt));
+    CILIA_RETURN_IF_ERROR(store::PreciousRepo(db).DeleteCiting(conversation_id, std::nullopt).status());
+    CILIA_RETURN_IF_ERROR(store::DigestRepo(db).ForgetCiting(conversation_id, std::nullopt, ns_.clock().Now()).status());
     CILIA_RETURN_IF_ERROR(store::SummaryRepo(db).ForgetConversation(conv->id));
     CILIA_RETURN_IF_ERROR(store::TurnRepo(db).ForgetConversation(conversation_id));
     CILIA_ASSIGN_OR_RETURN(removed, windows.DeleteFrom(conv->id, 0, 0));
@@ -381,6 +389,7 @@ Status Archive::ForgetConversation(const std::string& conversation_id) {
     return tx.Commit();
   }));
   ApplyToCaches(removed, {});
+  for (int64_t id : excerpts_gone) ns_.excerpts().Remove(id);
   return Purge();
 }
 

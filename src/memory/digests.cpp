@@ -11,6 +11,7 @@
 #include "llm/chat_format.h"
 #include "llm/routing.h"
 #include "llm/upstream.h"
+#include "memory/excerpt_merge.h"
 #include "store/digest_repo.h"
 
 namespace cilia::memory {
@@ -198,16 +199,17 @@ class Nightly {
   Status Run() {
     const CivilDate today = ns_.tz().LocalDate(now_);
     const CivilDate yesterday = AddDays(today, -1);
+    // Needs no model, so an unreachable upstream does not hold it back.
+    CILIA_ASSIGN_OR_RETURN(MergeOutcome merged, MergeDuplicateExcerpts(ns_));
+    out_.duplicates_merged = static_cast<int>(merged.merged.size());
     CILIA_ASSIGN_OR_RETURN(std::optional<CivilDate> first, FirstDay(yesterday));
-    bool wrote = false;
-    if (first) {
-      CILIA_ASSIGN_OR_RETURN(wrote, LogDays(*first, yesterday));
+    CILIA_ASSIGN_OR_RETURN(bool wrote, RewriteForgottenDays(first.value_or(AddDays(yesterday, 1))));
+    if (first && out_.upstream_error.empty()) {
+      CILIA_ASSIGN_OR_RETURN(bool logged, LogDays(*first, yesterday));
+      wrote = wrote || logged;
     }
     if (!out_.upstream_error.empty()) return Status::Ok();
     CILIA_ASSIGN_OR_RETURN(bool revised, ReviseDigest());
-    // Duplicate excerpts are judged by the extraction job as they arrive
-    // (seen again / superseded); a nightly merge pass over old excerpts
-    // belongs here once the excerpt store offers one.
     if (!out_.upstream_error.empty()) return Status::Ok();
     CILIA_RETURN_IF_ERROR(Rollups());
     if (wrote || revised) {
@@ -262,6 +264,23 @@ class Nightly {
     }
     if (first > yesterday) return std::optional<CivilDate>();
     return std::optional<CivilDate>(first);
+  }
+
+  // Settled days before `first` are pending again only when a forget took
+  // their log (DigestRepo::ForgetCiting): they are written anew. True when a
+  // log was written.
+  Result<bool> RewriteForgottenDays(CivilDate first) {
+    CILIA_ASSIGN_OR_RETURN(auto pending, ns_.store().Read([](store::Database& db) {
+      return store::DigestRepo(db).PendingDays();
+    }));
+    bool wrote = false;
+    for (const std::string& label : pending) {
+      auto day = ParseDate(label);
+      if (!day.ok() || !(*day < first)) continue;
+      CILIA_RETURN_IF_ERROR(LogDay(*day, &wrote).status());
+      if (!out_.upstream_error.empty()) break;
+    }
+    return wrote;
   }
 
   // Logs the days [first, last] that are not settled; moves days_through over
@@ -441,12 +460,13 @@ class Nightly {
 }  // namespace
 
 int64_t NightlyOutcome::Items() const {
-  return static_cast<int64_t>(days_logged.size() + rollups.size()) + (digest_updated ? 1 : 0);
+  return static_cast<int64_t>(days_logged.size() + rollups.size()) + (digest_updated ? 1 : 0) + duplicates_merged;
 }
 
 json NightlyOutcome::ToJson() const {
   json out = {{"days_logged", days_logged}, {"days_empty", days_empty}, {"retried", retried},
               {"skipped", skipped}, {"digest_updated", digest_updated}, {"rollups", rollups},
+              {"duplicates_merged", duplicates_merged},
               {"model_calls", model_calls}, {"tokens_in", tokens_in}, {"tokens_out", tokens_out},
               {"errors", errors}};
   if (!upstream_error.empty()) out["upstream_error"] = upstream_error;

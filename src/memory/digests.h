@@ -6,7 +6,9 @@
 //   2. the running digest (at most kMaxDigestChars), revised from the logs
 //      it has not read yet;
 //   3. weekly (ISO week) and monthly rollups of the daily logs, made once
-//      every day of the period is settled.
+//      every day of the period is settled;
+//   and first, with no model, the duplicate merge of excerpts
+//   (memory/excerpt_merge.h).
 // Progress is kept per work item, never by a single cursor that one bad day
 // could hold: a day, week or month whose call fails is tried again on the
 // next run and, after kMaxNightlyAttempts failed runs, marked failed and
@@ -42,13 +44,14 @@ struct NightlyOutcome {
   std::vector<std::string> skipped;      // items that failed a last time and were given up
   bool digest_updated = false;
   std::vector<std::string> rollups;  // "week:2026-W21", "month:2026-05"
+  int duplicates_merged = 0;         // excerpts merged into one that says the same
   int model_calls = 0;
   int64_t tokens_in = 0;
   int64_t tokens_out = 0;
   std::vector<std::string> errors;  // one readable line per failed item
   std::string upstream_error;       // set when the model could not be reached; the run stopped there
 
-  // Logs, digest revisions and rollups written.
+  // Logs, digest revisions, rollups written and duplicates merged.
   int64_t Items() const;
   nlohmann::json ToJson() const;
 };

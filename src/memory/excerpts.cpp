@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <unordered_map>
 
+#include "core/normalize.h"
 #include "core/time.h"
 #include "core/utf8.h"
 #include "memory/archive.h"
@@ -127,6 +129,17 @@ std::optional<QuoteSpan> FindQuote(std::string_view text, std::string_view quote
   if (it == hay.end()) return std::nullopt;
   const size_t first = static_cast<size_t>(it - hay.begin());
   return QuoteSpan{position[first], position[first + needle.size() - 1] + 1};
+}
+
+std::string ExcerptContentKey(std::string_view content) {
+  std::string out;
+  for (char32_t cp : text::DecodeUtf8(text::NormalizeForMatch(content))) {
+    if (text::IsWhitespace(cp) || text::IsCjkPunctuation(cp) || (cp < 128 && std::ispunct(static_cast<int>(cp)))) {
+      continue;
+    }
+    text::AppendUtf8(out, cp);
+  }
+  return out;
 }
 
 std::string ExcerptPublicId(int64_t id) { return "x_" + std::to_string(id); }
@@ -433,8 +446,19 @@ Result<store::ExcerptRecord> Excerpts::Patch(int64_t id, const ExcerptPatch& pat
 }
 
 Result<store::ExcerptRecord> Excerpts::Supersede(int64_t old_id, int64_t new_id, const std::string& who) {
+  return SupersedeAs(old_id, new_id, who, "supersede");
+}
+
+Result<store::ExcerptRecord> Excerpts::MergeInto(int64_t duplicate_id, int64_t kept_id, const std::string& who) {
+  CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord merged, SupersedeAs(duplicate_id, kept_id, who, "merge"));
+  CILIA_RETURN_IF_ERROR(SeenAgain(kept_id, merged.confidence, who, merged.seen_count).status());
+  return merged;
+}
+
+Result<store::ExcerptRecord> Excerpts::SupersedeAs(int64_t old_id, int64_t new_id, const std::string& who,
+                                                   const std::string& action) {
   if (old_id == new_id) return Status::InvalidArgument("an excerpt cannot supersede itself");
-  return Change(old_id, who, "supersede", [&](store::Database& db, store::ExcerptRecord& e) -> Status {
+  return Change(old_id, who, action, [&](store::Database& db, store::ExcerptRecord& e) -> Status {
     CILIA_ASSIGN_OR_RETURN(auto by, store::ExcerptRepo(db).Get(new_id));
     if (!by) return NoSuchExcerpt(new_id);
     if (by->status != "active") {
@@ -484,9 +508,10 @@ Result<store::ExcerptRecord> Excerpts::SetPinned(int64_t id, bool pinned, const 
   });
 }
 
-Result<store::ExcerptRecord> Excerpts::SeenAgain(int64_t id, double confidence, const std::string& who) {
-  return Change(id, who, "seen", [confidence](store::Database&, store::ExcerptRecord& e) {
-    ++e.seen_count;
+Result<store::ExcerptRecord> Excerpts::SeenAgain(int64_t id, double confidence, const std::string& who,
+                                                 int64_t times) {
+  return Change(id, who, "seen", [confidence, times](store::Database&, store::ExcerptRecord& e) {
+    e.seen_count += times;
     e.confidence = std::max(e.confidence, confidence);
     return Status::Ok();
   });

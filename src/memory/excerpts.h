@@ -44,6 +44,10 @@ struct QuoteSpan {
 };
 std::optional<QuoteSpan> FindQuote(std::string_view text, std::string_view quote);
 
+// The normal form in which two contents are the same without asking a model:
+// NFKC case-folded, without whitespace and punctuation.
+std::string ExcerptContentKey(std::string_view content);
+
 // "x_12" for excerpts, "c_7" for candidates; and back.
 std::string ExcerptPublicId(int64_t id);
 std::string CandidatePublicId(int64_t id);
@@ -116,9 +120,13 @@ class Excerpts {
   Result<store::ExcerptRecord> SetPinned(int64_t id, bool pinned, const std::string& who);
   // Removes the row and its vector; the history keeps the whole row.
   Status Delete(int64_t id, const std::string& who);
-  // The extractor met the same fact again: seen_count + 1, confidence the
-  // higher of the two.
-  Result<store::ExcerptRecord> SeenAgain(int64_t id, double confidence, const std::string& who);
+  // The extractor met the same fact again: seen_count + `times`, confidence
+  // the higher of the two.
+  Result<store::ExcerptRecord> SeenAgain(int64_t id, double confidence, const std::string& who, int64_t times = 1);
+  // `duplicate` says what `kept` says: it is superseded by `kept` (action
+  // "merge", undone by Revive) and `kept` counts its sightings. The rules of
+  // Supersede apply to `duplicate`.
+  Result<store::ExcerptRecord> MergeInto(int64_t duplicate_id, int64_t kept_id, const std::string& who);
   Result<std::vector<store::HistoryRecord>> History(int64_t id);
 
   // Finds and checks the quote of `item` (see NewExcerpt).
@@ -142,6 +150,9 @@ class Excerpts {
   // the fields that changed, in one transaction; then updates the indexes.
   template <typename F>
   Result<store::ExcerptRecord> Change(int64_t id, const std::string& who, const std::string& action, F&& change);
+  // Supersede, written in the history as `action`.
+  Result<store::ExcerptRecord> SupersedeAs(int64_t old_id, int64_t new_id, const std::string& who,
+                                           const std::string& action);
   Result<store::ExcerptRecord> Store(store::Database& db, const store::ExcerptRecord& before,
                                      store::ExcerptRecord after, const std::string& who, const std::string& action);
   // After a commit: the index entry (and the vector when the text changed).

@@ -8,7 +8,6 @@
 
 #include "core/codec.h"
 #include "core/log.h"
-#include "core/normalize.h"
 #include "core/utf8.h"
 #include "llm/chat_format.h"
 #include "llm/routing.h"
@@ -97,17 +96,6 @@ std::string Trimmed(std::string s) {
   const size_t begin = s.find_first_not_of(" \t\r\n");
   if (begin == std::string::npos) return "";
   return s.substr(begin, s.find_last_not_of(" \t\r\n") - begin + 1);
-}
-
-// The normal form two contents are compared in for a mechanical "same".
-std::string ContentKey(std::string_view content) {
-  std::string out;
-  for (char32_t cp : text::DecodeUtf8(text::NormalizeForMatch(content))) {
-    if (text::IsWhitespace(cp) || text::IsCjkPunctuation(cp) || (cp < 128 && std::ispunct(static_cast<int>(cp))))
-      continue;
-    text::AppendUtf8(out, cp);
-  }
-  return out;
 }
 
 // A kept item: the quote found in a new message of the batch.
@@ -277,7 +265,7 @@ class Run {
         ++outcome_.items_dropped;
         continue;
       }
-      if (!keys_in_batch.insert(ContentKey(item.content)).second) {  // the same item twice in one reply
+      if (!keys_in_batch.insert(ExcerptContentKey(item.content)).second) {  // the same item twice in one reply
         ++outcome_.items_seen;
         continue;
       }
@@ -339,9 +327,9 @@ class Run {
       return store::ExcerptRepo(db).GetMany(ids);
     }));
     std::erase_if(k.compare, [](const store::ExcerptRecord& e) { return e.status != "active"; });
-    const std::string key = ContentKey(k.draft.content);
+    const std::string key = ExcerptContentKey(k.draft.content);
     for (const auto& e : k.compare) {
-      if (ContentKey(e.content) == key || (e.source.message_id == k.draft.quote.source.message_id &&
+      if (ExcerptContentKey(e.content) == key || (e.source.message_id == k.draft.quote.source.message_id &&
                                            e.source.span_start == k.draft.quote.source.span_start)) {
         k.relation = Kept::Relation::kSame;
         k.targets = {e.id};

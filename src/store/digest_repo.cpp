@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace cilia::store {
 
 namespace {
@@ -114,6 +116,54 @@ Result<std::vector<DailyLog>> DigestRepo::Logs(std::string_view first_day, std::
                                                     "ORDER BY day"));
   s->Bind(1, first_day).Bind(2, last_day);
   return All<DailyLog>(s, ReadLog);
+}
+
+Result<std::vector<std::string>> DigestRepo::ForgetCiting(std::string_view conversation_id,
+                                                          std::optional<std::string_view> message_id, UnixMs now) {
+  CILIA_ASSIGN_OR_RETURN(std::vector<DailyLog> logs, Logs("", ""));
+  std::vector<std::string> days;
+  for (const DailyLog& log : logs) {
+    const bool cites = std::any_of(log.entries.begin(), log.entries.end(), [&](const LogEntry& entry) {
+      return std::any_of(entry.sources.begin(), entry.sources.end(), [&](const MessageRef& ref) {
+        return ref.first == conversation_id && (!message_id || ref.second == *message_id);
+      });
+    });
+    if (cites) days.push_back(log.day);
+  }
+  if (days.empty()) return days;
+  const std::string& earliest = days.front();  // Logs() is by day
+  for (const std::string& day : days) {
+    CILIA_ASSIGN_OR_RETURN(Statement * drop, db_.Prepare("DELETE FROM daily_logs WHERE day = ?"));
+    drop->Bind(1, day);
+    CILIA_RETURN_IF_ERROR(drop->Run());
+    CILIA_RETURN_IF_ERROR(PutItem({"day:" + day, "pending", 0, "a cited message was forgotten", now}));
+  }
+  // A digest revision carries what it read forward into every later one.
+  CILIA_ASSIGN_OR_RETURN(Statement * digests, db_.Prepare("DELETE FROM digests WHERE through_day >= ?"));
+  digests->Bind(1, earliest);
+  CILIA_RETURN_IF_ERROR(digests->Run());
+  CILIA_ASSIGN_OR_RETURN(std::vector<Rollup> rollups, AllRollups());
+  for (const Rollup& r : rollups) {
+    const bool read_one = std::any_of(r.source_days.begin(), r.source_days.end(), [&](const std::string& d) {
+      return std::find(days.begin(), days.end(), d) != days.end();
+    });
+    if (!read_one) continue;
+    CILIA_ASSIGN_OR_RETURN(Statement * drop, db_.Prepare("DELETE FROM rollups WHERE kind = ? AND period = ?"));
+    drop->Bind(1, r.kind).Bind(2, r.period);
+    CILIA_RETURN_IF_ERROR(drop->Run());
+    CILIA_RETURN_IF_ERROR(PutItem({r.kind + ":" + r.period, "pending", 0, "a cited message was forgotten", now}));
+  }
+  // A day's pack shows the log of a day before it and the digest of its time.
+  CILIA_ASSIGN_OR_RETURN(Statement * packs, db_.Prepare("DELETE FROM daily_packs WHERE day > ?"));
+  packs->Bind(1, earliest);
+  CILIA_RETURN_IF_ERROR(packs->Run());
+  return days;
+}
+
+Result<std::vector<std::string>> DigestRepo::PendingDays() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT substr(item, 5) FROM nightly_items WHERE item LIKE 'day:%' "
+                                                    "AND status = 'pending' ORDER BY item"));
+  return All<std::string>(s, [](const Statement& r) { return r.Text(0); });
 }
 
 Result<int64_t> DigestRepo::AddDigest(const Digest& d) {

@@ -108,6 +108,16 @@ class DigestRepo {
   // Retention: drops packs of days before `day`; returns how many.
   Result<int64_t> DeletePacksBefore(std::string_view day);
 
+  // Forget (DESIGN.md §4): the logs citing the message (or, without one, any
+  // message of the conversation) go, and so do the digest revisions that read
+  // them, the rollups made from them and the packs that may show them; those
+  // days and rollups are pending again, for the next nightly run to write
+  // anew without the forgotten words. Returns the days whose logs went.
+  Result<std::vector<std::string>> ForgetCiting(std::string_view conversation_id,
+                                                std::optional<std::string_view> message_id, UnixMs now);
+  // Days ("YYYY-MM-DD") whose item is pending, earliest first.
+  Result<std::vector<std::string>> PendingDays();
+
   // Messages created in [begin, end), by time then id.
   Result<std::vector<DayMessage>> MessagesBetween(UnixMs begin, UnixMs end);
   // The time of the oldest message, or nullopt when there is none.

@@ -470,8 +470,4 @@ Result<std::vector<int64_t>> ExcerptRepo::DeleteQuoting(int64_t conversation_id,
   return ids;
 }
 
-Status ForgetExcerptsOf(Database& db, int64_t conversation_id, std::optional<int64_t> message_id) {
-  return ExcerptRepo(db).DeleteQuoting(conversation_id, message_id).status();
-}
-
 }  // namespace cilia::store

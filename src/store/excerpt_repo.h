@@ -196,9 +196,4 @@ class ExcerptRepo {
   Database& db_;
 };
 
-// For memory::Archive's forget: removes what quotes the message (or the
-// whole conversation) before the messages go. The in-memory excerpt index
-// drops the ids on its next look (memory/excerpt_index.h).
-Status ForgetExcerptsOf(Database& db, int64_t conversation_id, std::optional<int64_t> message_id);
-
 }  // namespace cilia::store

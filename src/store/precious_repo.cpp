@@ -38,6 +38,18 @@ Result<int64_t> PreciousRepo::Append(const PreciousPassage& p) {
   return db_.LastInsertId();
 }
 
+Result<int64_t> PreciousRepo::DeleteCiting(std::string_view conversation_id,
+                                           std::optional<std::string_view> message_id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("DELETE FROM precious WHERE conversation_id = ?1 AND (?2 IS NULL OR EXISTS "
+                                     "(SELECT 1 FROM json_each(precious.message_ids) WHERE value = ?2))"));
+  s->Bind(1, conversation_id);
+  if (message_id) s->Bind(2, *message_id);
+  else s->BindNull(2);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  return db_.Changes();
+}
+
 Result<std::optional<PreciousPassage>> PreciousRepo::Get(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kSelect) + " WHERE id = ?"));
   s->Bind(1, id);

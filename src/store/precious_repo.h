@@ -41,6 +41,9 @@ class PreciousRepo {
   // (a repeated import adds nothing).
   Result<bool> Contains(const PreciousPassage& p);
   Result<int64_t> Count();
+  // Forget: the passages citing the message (a public id), or, without one,
+  // every passage of the conversation. Returns how many went.
+  Result<int64_t> DeleteCiting(std::string_view conversation_id, std::optional<std::string_view> message_id);
 
  private:
   Database& db_;

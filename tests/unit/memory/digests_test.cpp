@@ -6,6 +6,10 @@
 #include "../testing/scripted_model.h"
 #include "../testing/test_namespace.h"
 #include "core/utf8.h"
+#include "memory/archive.h"
+#include "memory/excerpts.h"
+#include "memory/precious.h"
+#include "store/precious_repo.h"
 #include "store/digest_repo.h"
 #include "upkeep_test_helpers.h"
 
@@ -145,6 +149,58 @@ TEST_F(NightlyTest, AnUnreachableModelStopsTheRunWithoutCountingAgainstTheDay) {
   EXPECT_FALSE(Read([](store::DigestRepo r) { return r.GetItem("day:2026-05-28"); })->has_value());
   model_.SetScript(GoodModel);
   EXPECT_THAT(Run().days_logged, ElementsAre("2026-05-28"));
+}
+
+TEST_F(NightlyTest, DuplicateExcerptsAreMergedEvenWhenTheModelCannotBeReached) {
+  testing::Store(ns(), "chat", {{"a", "user", "我下个月搬去北京，已经找好房子了。", LocalTime(ns(), "2026-05-28", 12)}});
+  Excerpts excerpts(ns());
+  NewExcerpt item;
+  item.content = "她下个月搬去北京。";
+  item.quote = "我下个月搬去北京";
+  item.conversation_id = "chat";
+  item.message_id = "a";
+  const int64_t kept = excerpts.Create(item, kByExtractor)->id;
+  item.content = "她下个月搬去北京";  // the same without its full stop
+  item.quote = "北京，已经找好房子了";
+  const int64_t duplicate = excerpts.Create(item, kByExtractor)->id;
+  model_.SetScript([](const json&) { return std::string("HTTP 400"); });
+  NightlyOutcome out = Run();
+  EXPECT_FALSE(out.upstream_error.empty());
+  EXPECT_EQ(out.duplicates_merged, 1);
+  EXPECT_EQ(out.ToJson()["duplicates_merged"], 1);
+  EXPECT_EQ((*excerpts.Get(duplicate))->superseded_by, kept);
+}
+
+TEST_F(NightlyTest, AForgottenMessageTakesItsDayLogAndPassagesAndTheDayIsWrittenAgainWithoutIt) {
+  testing::Store(ns(), "chat", {{"D1:1", "user", "我的银行卡密码是 Kiwi-2048。", LocalTime(ns(), "2026-05-28", 9)},
+                                {"D1:2", "assistant", "我记下了，但建议你别告诉别人。", LocalTime(ns(), "2026-05-28", 9, 1)},
+                                {"D1:3", "user", "好的，明天去跑步。", LocalTime(ns(), "2026-05-28", 9, 2)}});
+  ASSERT_THAT(Run().days_logged, ElementsAre("2026-05-28"));
+  ASSERT_TRUE(Pin(ns(), {"chat", {"D1:1"}, "", "owner"}, t_.clock().Now()).ok());
+  ASSERT_TRUE(Pin(ns(), {"chat", {"D1:3"}, "", "owner"}, t_.clock().Now()).ok());
+  ASSERT_FALSE(DailyPack(ns(), t_.clock().Now()).empty());
+
+  ASSERT_TRUE(Archive(ns()).ForgetMessage("chat", "D1:1").ok());
+  EXPECT_FALSE(Read([](store::DigestRepo r) { return r.GetLog("2026-05-28"); })->has_value());
+  EXPECT_FALSE(Read([](store::DigestRepo r) { return r.LatestDigest(); })->has_value());
+  auto passages = ns().store().Read([](store::Database& db) { return store::PreciousRepo(db).List(); });
+  ASSERT_EQ(passages->size(), 1u);
+  EXPECT_EQ((*passages)[0].message_ids, std::vector<std::string>{"D1:3"});
+
+  // The next run writes the day again from what is left of it.
+  const size_t asked_before = model_.requests().size();
+  NightlyOutcome out = Run();
+  EXPECT_THAT(out.days_logged, ElementsAre("2026-05-28"));
+  EXPECT_TRUE(out.digest_updated);
+  const auto requests = model_.requests();
+  ASSERT_GT(requests.size(), asked_before);
+  const std::string transcript = ScriptedModel::Input(requests[asked_before]);
+  EXPECT_THAT(transcript, HasSubstr("我记下了"));
+  EXPECT_EQ(transcript.find("Kiwi-2048"), std::string::npos);
+  auto log = Read([](store::DigestRepo r) { return r.GetLog("2026-05-28"); });
+  ASSERT_TRUE(log->has_value());
+  EXPECT_THAT((*log)->entries[0].sources, ElementsAre(store::MessageRef{"chat", "D1:2"}, store::MessageRef{"chat", "D1:3"}));
+  EXPECT_TRUE(Run().days_logged.empty()) << "and then it is settled again";
 }
 
 TEST_F(NightlyTest, MissedNightsAreCaughtUpAndRollupsProgressByThemselves) {

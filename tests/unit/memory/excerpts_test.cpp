@@ -170,15 +170,16 @@ TEST_F(ExcerptsTest, PatchRecordsOnlyWhatChangedAndDeleteKeepsTheRowInHistory) {
   EXPECT_EQ(x.Delete(e.id, kByOwner).code(), Code::kNotFound);
 }
 
-TEST_F(ExcerptsTest, ForgettingTheQuotedMessageRemovesTheExcerptAndItsHistory) {
+TEST_F(ExcerptsTest, ForgettingTheQuotedMessageRemovesTheExcerptItsHistoryAndItsIndexEntry) {
   const auto e = Made(Item("Lena lives in Chengdu.", "I live in Chengdu"));
   const auto other = Made(Item("Lena moved to Beijing.", "I moved to Beijing", "u2"));
-  ASSERT_TRUE(t_.ns().store().Write([&](store::Database& db) {
-    return store::ForgetExcerptsOf(db, e.source.conversation_id, e.source.message_id);
-  }).ok());
+  ASSERT_TRUE(t_.ns().excerpts().Meta(e.id));
+  ASSERT_TRUE(Archive(t_.ns()).ForgetMessage("chat", "u1").ok());
   EXPECT_FALSE(*Excerpts(t_.ns()).Get(e.id));
   EXPECT_TRUE(Excerpts(t_.ns()).History(e.id)->empty());
+  EXPECT_FALSE(t_.ns().excerpts().Meta(e.id)) << "the in-memory index lets go at once";
   EXPECT_TRUE(*Excerpts(t_.ns()).Get(other.id));
+  EXPECT_TRUE(t_.ns().excerpts().Meta(other.id));
 }
 
 TEST_F(ExcerptsTest, TheIndexesComeBackAfterARestart) {

@@ -38,6 +38,43 @@ TEST_F(DigestRepoTest, TheNewestDigestIsCurrentAndRollupsAreByPeriod) {
   EXPECT_FALSE(repo.LatestRollup("month")->has_value());
 }
 
+TEST_F(DigestRepoTest, AForgetTakesTheLogsCitingTheMessageAndWhatWasMadeFromThem) {
+  DigestRepo repo(db());
+  ASSERT_TRUE(repo.PutLog({"2026-05-26", "t", {{"early", {{"c", "m_1"}}}}, 1, "m", 1, 1}).ok());
+  ASSERT_TRUE(repo.PutLog({"2026-05-27", "t", {{"she said it", {{"c", "m_2"}, {"c", "m_3"}}}}, 2, "m", 1, 1}).ok());
+  ASSERT_TRUE(repo.PutLog({"2026-05-28", "t", {{"later", {{"other", "m_2"}}}}, 1, "m", 1, 1}).ok());
+  for (const char* day : {"2026-05-26", "2026-05-27", "2026-05-28"}) {
+    ASSERT_TRUE(repo.PutItem({std::string("day:") + day, "ok", 1, "", 1}).ok());
+  }
+  ASSERT_TRUE(repo.AddDigest({0, "2026-05-26", "before", "m", 1}).ok());
+  ASSERT_TRUE(repo.AddDigest({0, "2026-05-27", "read it", "m", 2}).ok());
+  ASSERT_TRUE(repo.AddDigest({0, "2026-05-28", "carried it on", "m", 3}).ok());
+  ASSERT_TRUE(repo.PutRollup({"week", "2026-W22", "2026-05-25", "2026-05-31", "w", {"2026-05-26", "2026-05-27"}, "m", 4}).ok());
+  ASSERT_TRUE(repo.PutRollup({"week", "2026-W21", "2026-05-18", "2026-05-24", "w", {"2026-05-19"}, "m", 4}).ok());
+  ASSERT_TRUE(repo.PutPack("2026-05-27", "p", 1, true).ok());
+  ASSERT_TRUE(repo.PutPack("2026-05-28", "p", 1, true).ok());
+
+  auto days = repo.ForgetCiting("c", "m_3", 99);
+  ASSERT_TRUE(days.ok()) << days.status().ToString();
+  EXPECT_THAT(*days, ElementsAre("2026-05-27"));
+  EXPECT_FALSE(repo.GetLog("2026-05-27")->has_value());
+  EXPECT_TRUE(repo.GetLog("2026-05-26")->has_value());
+  EXPECT_TRUE(repo.GetLog("2026-05-28")->has_value()) << "m_2 of another conversation";
+  EXPECT_EQ((*repo.GetItem("day:2026-05-27"))->status, "pending");
+  EXPECT_EQ((*repo.GetItem("day:2026-05-26"))->status, "ok");
+  EXPECT_THAT(*repo.PendingDays(), ElementsAre("2026-05-27"));
+  EXPECT_EQ((*repo.LatestDigest())->text, "before");
+  EXPECT_FALSE(repo.GetRollup("week", "2026-W22")->has_value());
+  EXPECT_EQ((*repo.GetItem("week:2026-W22"))->status, "pending");
+  EXPECT_TRUE(repo.GetRollup("week", "2026-W21")->has_value());
+  EXPECT_TRUE(repo.GetPack("2026-05-27")->has_value()) << "shows the day before";
+  EXPECT_FALSE(repo.GetPack("2026-05-28")->has_value());
+
+  // Without a message: any message of the conversation.
+  EXPECT_THAT(*repo.ForgetCiting("other", std::nullopt, 99), ElementsAre("2026-05-28"));
+  EXPECT_TRUE(repo.ForgetCiting("nobody", std::nullopt, 99)->empty());
+}
+
 TEST_F(DigestRepoTest, ItemsStatePacksAndTheDaysMessages) {
   DigestRepo repo(db());
   ASSERT_TRUE(repo.PutItem({"day:2026-05-27", "failed", 3, "bad", 9}).ok());

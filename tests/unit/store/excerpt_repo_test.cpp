@@ -100,12 +100,12 @@ TEST_F(ExcerptRepoTest, ForgetRemovesExcerptsHistoryAndCandidatesOfTheMessageOnl
     c.reason = "low_confidence";
     return r.InsertCandidate(c);
   }).ok());
-  ASSERT_TRUE(store_->Write([&](Database& db) { return ForgetExcerptsOf(db, conv_.id, messages_[0]); }).ok());
+  ASSERT_TRUE(store_->Write([&](Database& db) { return ExcerptRepo(db).DeleteQuoting(conv_.id, messages_[0]).status(); }).ok());
   EXPECT_FALSE(*W([&](ExcerptRepo& r) { return r.Get(a.id); }));
   EXPECT_TRUE(*W([&](ExcerptRepo& r) { return r.Get(b.id); }));
   EXPECT_TRUE(W([&](ExcerptRepo& r) { return r.History(a.id); })->empty());
   EXPECT_TRUE(W([](ExcerptRepo& r) { return r.ListCandidates("", {}); })->empty());
-  ASSERT_TRUE(store_->Write([&](Database& db) { return ForgetExcerptsOf(db, conv_.id, std::nullopt); }).ok());
+  ASSERT_TRUE(store_->Write([&](Database& db) { return ExcerptRepo(db).DeleteQuoting(conv_.id, std::nullopt).status(); }).ok());
   EXPECT_EQ(*W([](ExcerptRepo& r) { return r.Count(); }), 0);
 }
 

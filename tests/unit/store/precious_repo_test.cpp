@@ -26,6 +26,21 @@ TEST_F(PreciousRepoTest, AppendsInOrderAndNeverEdits) {
   EXPECT_EQ(*repo.Count(), 2);
 }
 
+TEST_F(PreciousRepoTest, AForgetTakesThePassagesCitingTheMessageOrTheConversation) {
+  PreciousRepo repo(db());
+  ASSERT_TRUE(repo.Append({0, "one", "chat", {"D1:1", "m_2"}, "owner", 1}).ok());
+  ASSERT_TRUE(repo.Append({0, "two", "chat", {"m_3"}, "owner", 2}).ok());
+  ASSERT_TRUE(repo.Append({0, "three", "other", {"m_2"}, "agent", 3}).ok());
+  EXPECT_EQ(*repo.DeleteCiting("chat", "m_2"), 1);
+  EXPECT_EQ(*repo.DeleteCiting("chat", "m_9"), 0);
+  auto left = repo.List();
+  ASSERT_EQ(left->size(), 2u);
+  EXPECT_EQ((*left)[0].content, "two");
+  EXPECT_EQ((*left)[1].content, "three") << "the same id in another conversation is another message";
+  EXPECT_EQ(*repo.DeleteCiting("chat", std::nullopt), 1);
+  EXPECT_EQ(*repo.Count(), 1);
+}
+
 TEST_F(PreciousRepoTest, AnImportKeepsItsIdAndAnAuthorMustBeKnown) {
   PreciousRepo repo(db());
   EXPECT_EQ(*repo.Append({42, "x", "c", {"m"}, "agent", 1}), 42);
