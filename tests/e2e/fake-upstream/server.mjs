@@ -16,6 +16,9 @@ let requests = [];
 let anthropicCache = new Set(); // hashes of prefixes written at a marker
 let openaiPrefixes = new Map(); // hash of a prefix -> its token count
 let counter = 0;
+// Scripted answers for requests cilia makes by itself (extraction, nightly logs), whose text a
+// test does not write: [{match, reply, times}], see POST /_script.
+let rules = [];
 
 // ---- reading the request -----------------------------------------------------------
 
@@ -76,6 +79,13 @@ function plan(api, body) {
   const { userText, toolResult } = readConversation(api, body);
   const script = parseScript(userText);
   const answer = { script, text: '', thinking: null, tool: null };
+  const wire = JSON.stringify(body);
+  const rule = rules.find((r) => wire.includes(r.match));
+  if (rule) {
+    if (rule.times !== undefined && --rule.times <= 0) rules = rules.filter((r) => r !== rule);
+    answer.text = rule.reply;
+    return answer;
+  }
   if (toolResult !== null) {
     answer.text = `tool result: ${toolResult.slice(0, 200)}`;
   } else {
@@ -339,7 +349,20 @@ const server = createServer(async (req, res) => {
     res.end(JSON.stringify(value));
   };
   if (req.method === 'GET' && req.url === '/_requests') return reply(200, requests);
+  if (req.method === 'POST' && req.url === '/_script') {
+    try {
+      const given = JSON.parse(raw).rules;
+      if (!Array.isArray(given) || !given.every((r) => typeof r.match === 'string' && r.match && typeof r.reply === 'string')) {
+        throw new Error('rules: a list of {match, reply, times?}');
+      }
+      rules = given.map((r) => ({ match: r.match, reply: r.reply, times: r.times }));
+      return reply(200, { rules: rules.length });
+    } catch (error) {
+      return reply(400, { error: { message: String(error.message ?? error) } });
+    }
+  }
   if (req.method === 'POST' && req.url === '/_reset') {
+    rules = [];
     requests = [];
     anthropicCache = new Set();
     openaiPrefixes = new Map();

@@ -48,6 +48,11 @@ export async function startFakeUpstream() {
     // [{path, headers, body, closed_early}] since the last reset
     requests: async () => (await request(url, '/_requests')).json,
     reset: () => request(url, '/_reset', { method: 'POST' }),
+    // Scripted answers: [{match, reply, times?}] (fake-upstream/README.md, POST /_script).
+    script: async (rules) => {
+      const reply = await request(url, '/_script', { method: 'POST', body: { rules } });
+      if (reply.status !== 200) throw new Error(`fake upstream refused the script: ${reply.text}`);
+    },
     stop: () =>
       new Promise((resolveStop) => {
         process.removeListener('exit', killOnExit);
