@@ -50,19 +50,35 @@ struct Group {
   double score = 0;
 };
 
-bool Overlaps(const Group& g, const store::WindowRecord& w) {
-  if (g.conversation_id != w.conversation_id) return false;
-  for (const StoredSpan& s : ParseSpans(w.spans)) {
+// A window read for the ranking walk, with what the walk asks of it once per
+// group worked out once.
+struct ReadWindow {
+  store::WindowRecord record;
+  std::vector<StoredSpan> spans;
+  size_t chars = 0;  // code points of the body
+};
+
+ReadWindow Read(store::WindowRecord w) {
+  ReadWindow r;
+  r.spans = ParseSpans(w.spans);
+  r.chars = text::CodePointCount(w.body);
+  r.record = std::move(w);
+  return r;
+}
+
+bool Overlaps(const Group& g, const ReadWindow& w) {
+  if (g.conversation_id != w.record.conversation_id) return false;
+  for (const StoredSpan& s : w.spans) {
     if (g.span_keys.count({s.message_id, s.begin})) return true;
   }
   return false;
 }
 
-void AddWindow(Group& g, store::WindowRecord w) {
-  g.conversation_id = w.conversation_id;
-  g.chars += text::CodePointCount(w.body);
-  for (const StoredSpan& s : ParseSpans(w.spans)) g.span_keys.insert({s.message_id, s.begin});
-  g.windows.push_back(std::move(w));
+void AddWindow(Group& g, ReadWindow w) {
+  g.conversation_id = w.record.conversation_id;
+  g.chars += w.chars;
+  for (const StoredSpan& s : w.spans) g.span_keys.insert({s.message_id, s.begin});
+  g.windows.push_back(std::move(w.record));
 }
 
 struct Rendered {
@@ -306,24 +322,25 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     store::MessageRepo message_repo(db);
     for (const auto& h : hits) {
       if (static_cast<int>(groups.size()) >= req.limit) break;
-      CILIA_ASSIGN_OR_RETURN(auto w, windows.Get(h.id));
-      if (!w) continue;
-      if (req.exact && !index::ContainsForMatch(w->body, req.query)) continue;
+      CILIA_ASSIGN_OR_RETURN(auto stored, windows.Get(h.id));
+      if (!stored) continue;
+      if (req.exact && !index::ContainsForMatch(stored->body, req.query)) continue;
+      ReadWindow w = Read(std::move(*stored));
       auto merged = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
-        return g.chars + text::CodePointCount(w->body) <= ranking.max_merged_chars && Overlaps(g, *w);
+        return g.chars + w.chars <= ranking.max_merged_chars && Overlaps(g, w);
       });
       if (merged != groups.end()) {
-        AddWindow(*merged, std::move(*w));
+        AddWindow(*merged, std::move(w));
         continue;
       }
       if (!filter.conversation_id) {
-        int& n = per_day[{w->conversation_id, tz.FormatLocal(w->created_at, false)}];
+        int& n = per_day[{w.record.conversation_id, tz.FormatLocal(w.record.created_at, false)}];
         if (n >= ranking.per_conversation_day_cap) continue;
         ++n;
       }
       Group g;
       g.score = h.score;
-      AddWindow(g, std::move(*w));
+      AddWindow(g, std::move(w));
       groups.push_back(std::move(g));
     }
     for (const Group& g : groups) {

@@ -50,6 +50,8 @@ struct WindowRecord {
   int64_t ended_at = 0;
   std::string spans;  // JSON [[message id, begin, end], ...]
   std::string body;
+  // Derived from body for the indexes; written on insert, left empty by the
+  // repository's reads (WindowRepo::ForEachMeta serves `words`).
   std::string words;
   std::string cjk;
   int64_t access_count = 0;

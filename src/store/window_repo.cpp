@@ -9,9 +9,11 @@ namespace cilia::store {
 
 namespace {
 
+// Reads leave out `words` and `cjk`: only the in-memory indexes use them
+// (ForEachMeta), and they are most of a row's bytes, so reading them made
+// every recall touch overflow pages it did not need.
 constexpr const char* kWindowColumns =
-    "id, conversation_id, first_seq, first_segment, last_seq, created_at, ended_at, spans, body, words, cjk, "
-    "access_count";
+    "id, conversation_id, first_seq, first_segment, last_seq, created_at, ended_at, spans, body, access_count";
 
 WindowRecord ReadWindow(const Statement& s) {
   WindowRecord w;
@@ -24,9 +26,7 @@ WindowRecord ReadWindow(const Statement& s) {
   w.ended_at = s.Int(6);
   w.spans = s.Text(7);
   w.body = s.Text(8);
-  w.words = s.Text(9);
-  w.cjk = s.Text(10);
-  w.access_count = s.Int(11);
+  w.access_count = s.Int(9);
   return w;
 }
 
