@@ -341,9 +341,11 @@ Result<store::ExcerptRecord> Excerpts::CreateChecked(const Draft& draft, const s
 
 Result<store::ExcerptRecord> Excerpts::Create(const NewExcerpt& item, const std::string& who) {
   CILIA_ASSIGN_OR_RETURN(CheckedQuote quote, CheckQuote(item));
-  return CreateChecked({item.content, std::move(quote), item.type, item.fact_key, item.confidence, item.importance,
-                        item.valid_from, item.valid_to, item.pinned},
-                       who);
+  Draft draft;
+  static_cast<ExcerptTraits&>(draft) = item;
+  draft.content = item.content;
+  draft.quote = std::move(quote);
+  return CreateChecked(draft, who);
 }
 
 Result<store::ExcerptRecord> Excerpts::Store(store::Database& db, const store::ExcerptRecord& before,

@@ -57,11 +57,8 @@ std::optional<int64_t> ParseCandidateId(std::string_view id);
 // A new excerpt as a writer gives it. The quote is checked against the
 // message (the caller's id, or m_<n>); without a message id, the newest
 // message of the conversation that holds the quote is taken.
-struct NewExcerpt {
-  std::string content;
-  std::string quote;
-  std::string conversation_id;  // external
-  std::optional<std::string> message_id;
+// What a writer says of a new excerpt besides its words and evidence.
+struct ExcerptTraits {
   std::string type = "other";
   std::optional<std::string> fact_key;
   double confidence = 1;
@@ -69,6 +66,13 @@ struct NewExcerpt {
   std::optional<int64_t> valid_from;
   std::optional<int64_t> valid_to;
   bool pinned = false;
+};
+
+struct NewExcerpt : ExcerptTraits {
+  std::string content;
+  std::string quote;
+  std::string conversation_id;  // external
+  std::optional<std::string> message_id;
 };
 
 // Reads a body of POST /v1/memories (and MCP memory_upsert); errors name
@@ -132,16 +136,9 @@ class Excerpts {
   // Finds and checks the quote of `item` (see NewExcerpt).
   Result<CheckedQuote> CheckQuote(const NewExcerpt& item);
   // A new excerpt from an already checked quote (the extractor, candidates).
-  struct Draft {
+  struct Draft : ExcerptTraits {
     std::string content;
     CheckedQuote quote;
-    std::string type = "other";
-    std::optional<std::string> fact_key;
-    double confidence = 1;
-    double importance = 0.5;
-    std::optional<int64_t> valid_from;
-    std::optional<int64_t> valid_to;
-    bool pinned = false;
   };
   Result<store::ExcerptRecord> CreateChecked(const Draft& draft, const std::string& who);
 

@@ -26,14 +26,20 @@ struct QuoteSource {
   bool operator==(const QuoteSource&) const = default;
 };
 
-struct ExcerptRecord {
-  int64_t id = 0;
+// What an excerpt and a candidate both are: a short text resting on a quote.
+struct QuotedItem {
   std::string content;
   std::string quote;
   QuoteSource source;
   std::string type = "other";
   std::optional<std::string> fact_key;
   double confidence = 1;
+
+  bool operator==(const QuotedItem&) const = default;
+};
+
+struct ExcerptRecord : QuotedItem {
+  int64_t id = 0;
   double importance = 0.5;
   std::optional<int64_t> valid_from;
   std::optional<int64_t> valid_to;
@@ -63,14 +69,8 @@ struct HistoryRecord {
   bool operator==(const HistoryRecord&) const = default;
 };
 
-struct CandidateRecord {
+struct CandidateRecord : QuotedItem {
   int64_t id = 0;
-  std::string content;
-  std::string quote;
-  QuoteSource source;
-  std::string type = "other";
-  std::optional<std::string> fact_key;
-  double confidence = 0;
   std::string date;    // the model's YYYY-MM-DD, or ""
   std::string reason;  // low_confidence, protected_target, unjudged
   std::optional<int64_t> target_id;
