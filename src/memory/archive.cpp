@@ -94,6 +94,17 @@ std::string MessagePublicId(const store::MessageRecord& m) {
   return m.caller_id ? *m.caller_id : "m_" + std::to_string(m.id);
 }
 
+Result<std::optional<store::MessageRecord>> FindByPublicId(store::MessageRepo& repo, int64_t conversation_row,
+                                                           std::string_view public_id) {
+  CILIA_ASSIGN_OR_RETURN(auto by_caller, repo.FindByCallerId(conversation_row, public_id));
+  if (by_caller) return by_caller;
+  const std::optional<int64_t> internal = ParseInternalMessageId(public_id);
+  if (!internal) return std::optional<store::MessageRecord>();
+  CILIA_ASSIGN_OR_RETURN(auto message, repo.GetMessage(*internal));
+  if (message && (message->conversation_id != conversation_row || message->caller_id)) message.reset();
+  return message;
+}
+
 std::optional<int64_t> ParseInternalMessageId(std::string_view id) {
   if (id.size() < 3 || id.substr(0, 2) != "m_") return std::nullopt;
   int64_t v = 0;
@@ -322,13 +333,7 @@ Status Archive::ForgetMessage(const std::string& conversation_id, const std::str
     store::WindowRepo windows(db);
     CILIA_ASSIGN_OR_RETURN(auto conv, messages.FindConversation(conversation_id));
     if (!conv) return Status::NotFound(fmt::format("conversation \"{}\" does not exist", conversation_id));
-    CILIA_ASSIGN_OR_RETURN(auto msg, messages.FindByCallerId(conv->id, message_id));
-    if (!msg) {
-      if (auto internal = ParseInternalMessageId(message_id)) {
-        CILIA_ASSIGN_OR_RETURN(msg, messages.GetMessage(*internal));
-        if (msg && msg->conversation_id != conv->id) msg.reset();
-      }
-    }
+    CILIA_ASSIGN_OR_RETURN(auto msg, FindByPublicId(messages, conv->id, message_id));
     if (!msg) {
       return Status::NotFound(
           fmt::format("message \"{}\" does not exist in conversation \"{}\"", message_id, conversation_id));

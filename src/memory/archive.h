@@ -2,7 +2,9 @@
 // and forgetting them with everything derived from them.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -10,6 +12,7 @@
 #include "memory/namespace.h"
 #include "store/archive_records.h"
 #include "store/db.h"
+#include "store/message_repo.h"
 
 namespace cilia::memory {
 
@@ -79,5 +82,9 @@ class Archive {
 // "m_<id>" for messages without a caller id; parses it back.
 std::string MessagePublicId(const store::MessageRecord& m);
 std::optional<int64_t> ParseInternalMessageId(std::string_view id);
+// The message of the conversation (a row id) that a public id names: the one
+// with that caller id, else, for "m_<id>", that row when it has no caller id.
+Result<std::optional<store::MessageRecord>> FindByPublicId(store::MessageRepo& repo, int64_t conversation_row,
+                                                           std::string_view public_id);
 
 }  // namespace cilia::memory

@@ -255,13 +255,7 @@ Result<CheckedQuote> Excerpts::CheckQuote(const NewExcerpt& item) {
     if (!conv) return Status::NotFound(fmt::format("conversation_id: no conversation \"{}\"", item.conversation_id));
     std::vector<store::MessageRecord> candidates;
     if (item.message_id) {
-      CILIA_ASSIGN_OR_RETURN(auto m, messages.FindByCallerId(conv->id, *item.message_id));
-      if (!m) {
-        if (auto internal = ParseInternalMessageId(*item.message_id)) {
-          CILIA_ASSIGN_OR_RETURN(m, messages.GetMessage(*internal));
-          if (m && m->conversation_id != conv->id) m.reset();
-        }
-      }
+      CILIA_ASSIGN_OR_RETURN(auto m, FindByPublicId(messages, conv->id, *item.message_id));
       if (!m) {
         return Status::NotFound(fmt::format("message_id: no message \"{}\" in conversation \"{}\"", *item.message_id,
                                             item.conversation_id));

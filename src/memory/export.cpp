@@ -208,9 +208,13 @@ Result<ImportSummary> ImportNamespace(Namespace& ns, std::istream& in) {
       }
       for (store::MessageRecord m : dump.messages[c.external_id]) {
         if (existing > 0) {
-          // Merge: keep the old public id so a second import is a no-op.
+          // Merge: keep the old public id so a second import is a no-op,
+          // whether the first kept the dump's row ids or gave new ones.
           if (!m.caller_id) m.caller_id = "m_" + std::to_string(m.id);
-          CILIA_ASSIGN_OR_RETURN(auto there, repo.FindByCallerId(conv.id, *m.caller_id));
+          CILIA_ASSIGN_OR_RETURN(auto there, FindByPublicId(repo, conv.id, *m.caller_id));
+          // Found by row id with other words: another message that happens
+          // to have that row id here, not this one.
+          if (there && !there->caller_id && there->content_hash != m.content_hash) there.reset();
           if (there) {
             if (there->content_hash != m.content_hash) {
               return Status::Conflict(fmt::format("conversation \"{}\": message \"{}\" exists with other content",

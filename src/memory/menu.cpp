@@ -135,12 +135,7 @@ Result<bool> ClientSeesIt(store::Database& db, const MenuRequest& request, const
   // The ids are in conversation order: the first is the earliest message.
   store::MessageRepo messages(db);
   const std::string& first = result.message_ids.front();
-  CILIA_ASSIGN_OR_RETURN(auto message, messages.FindByCallerId(window.conversation_id, first));
-  if (!message) {
-    if (auto internal = ParseInternalMessageId(first)) {
-      CILIA_ASSIGN_OR_RETURN(message, messages.GetMessage(*internal));
-    }
-  }
+  CILIA_ASSIGN_OR_RETURN(auto message, FindByPublicId(messages, window.conversation_id, first));
   return message && message->seq >= request.visible_from_seq;
 }
 

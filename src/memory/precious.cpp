@@ -24,12 +24,8 @@ std::string WithoutWhitespace(std::string_view text) {
 
 Result<store::MessageRecord> FindMessage(store::MessageRepo& repo, const store::ConversationRecord& conv,
                                          const std::string& id) {
-  CILIA_ASSIGN_OR_RETURN(auto by_caller, repo.FindByCallerId(conv.id, id));
-  if (by_caller) return *by_caller;
-  if (auto internal = ParseInternalMessageId(id)) {
-    CILIA_ASSIGN_OR_RETURN(auto message, repo.GetMessage(*internal));
-    if (message && message->conversation_id == conv.id && !message->caller_id) return *message;
-  }
+  CILIA_ASSIGN_OR_RETURN(auto message, FindByPublicId(repo, conv.id, id));
+  if (message) return *message;
   return Status::NotFound(fmt::format("message_ids: no message \"{}\" in conversation \"{}\"", id, conv.external_id));
 }
 

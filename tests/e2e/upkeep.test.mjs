@@ -10,10 +10,10 @@ import { openGateway, uniqueId } from './lib/gateway.mjs';
 const gw = await openGateway({ env: { CILIA_JOBS_ENABLED: 'false' } });
 test.after(() => gw.stop());
 
-// Yesterday in the owner's zone (server.time_zone's default), at local noon.
+// Yesterday in the owner's zone (UTC for every test server: lib/server.mjs), at noon.
 function yesterdayNoon() {
-  const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date(Date.now() - 86_400_000));
-  return { day, at: (minute) => `${day}T12:${String(minute).padStart(2, '0')}:00+08:00` };
+  const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  return { day, at: (minute) => `${day}T12:${String(minute).padStart(2, '0')}:00Z` };
 }
 
 const MESSAGES = [

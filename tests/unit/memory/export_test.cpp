@@ -64,12 +64,28 @@ TEST(Export, ImportIntoANonEmptyNamespaceMergesWithoutDuplicates) {
   std::istringstream once(dump);
   auto merged = ImportNamespace(a.ns(), once);
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
-  // Four caller ids match; the message without one gets m_<id> and is new once.
-  EXPECT_EQ(merged->duplicates, 4);
-  EXPECT_EQ(merged->messages, 1);
-  std::istringstream twice(dump);
-  auto again = ImportNamespace(a.ns(), twice);
-  EXPECT_EQ(again->messages, 0);
+  // Four caller ids match, and the message without one is found by its public id m_<id>.
+  EXPECT_EQ(merged->duplicates, 5);
+  EXPECT_EQ(merged->messages, 0);
+  EXPECT_EQ(Export(a.ns()), dump);
+}
+
+TEST(Export, ADumpImportedTwiceIntoAnotherNamespaceIsStoredOnce) {
+  testing::TestNamespace a;
+  ASSERT_TRUE(Archive(a.ns()).Store(Sample()).ok());
+  std::string dump = Export(a.ns());
+  testing::TestNamespace b;
+  IngestConversation other;  // b has rows of its own: the dump's row ids are not kept
+  other.conversation_id = "other";
+  other.messages.push_back({"x1", "user", "", "an earlier message", 1'600'000'000'000});
+  ASSERT_TRUE(Archive(b.ns()).Store(other).ok());
+  for (int round = 0; round < 3; ++round) {
+    std::istringstream in(dump);
+    auto imported = ImportNamespace(b.ns(), in);
+    ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+    EXPECT_EQ(imported->messages, round == 0 ? 5 : 0) << "round " << round;
+    EXPECT_EQ(imported->duplicates, round == 0 ? 0 : 5) << "round " << round;
+  }
 }
 
 TEST(Export, BadDumpsAreRefusedWholeWithTheLine) {
