@@ -133,28 +133,18 @@ Result<json> CandidateListJson(Namespace& ns, const std::vector<store::Candidate
     json out = json::array();
     auto excerpt_id = [](const std::optional<int64_t>& id) { return id ? json(ExcerptPublicId(*id)) : json(nullptr); };
     for (const store::CandidateRecord& c : list) {
-      auto conv = conversation_ids.find(c.source.conversation_id);
-      if (conv == conversation_ids.end()) {
-        CILIA_ASSIGN_OR_RETURN(auto found, messages.GetConversation(c.source.conversation_id));
-        conv = conversation_ids.emplace(c.source.conversation_id, found ? found->external_id : "").first;
-      }
-      CILIA_ASSIGN_OR_RETURN(auto m, messages.GetMessage(c.source.message_id));
-      out.push_back({{"id", CandidatePublicId(c.id)},
-                     {"content", c.content},
-                     {"quote", c.quote},
-                     {"conversation_id", conv->second},
-                     {"message_ids", m ? json::array({MessagePublicId(*m)}) : json::array()},
-                     {"type", c.type},
-                     {"fact_key", c.fact_key ? json(*c.fact_key) : json(nullptr)},
-                     {"confidence", c.confidence},
-                     {"date", c.date},
-                     {"reason", c.reason},
-                     {"target_id", excerpt_id(c.target_id)},
-                     {"status", c.status},
-                     {"result_id", excerpt_id(c.result_id)},
-                     {"decided_by", c.decided_by},
-                     {"created_at", FormatRfc3339(c.created_at, tz.OffsetMinutes(c.created_at))},
-                     {"updated_at", FormatRfc3339(c.updated_at, tz.OffsetMinutes(c.updated_at))}});
+      std::optional<store::MessageRecord> m;
+      CILIA_ASSIGN_OR_RETURN(json one, QuotedItemJson(messages, conversation_ids, c, m));
+      one.update({{"id", CandidatePublicId(c.id)},
+                  {"date", c.date},
+                  {"reason", c.reason},
+                  {"target_id", excerpt_id(c.target_id)},
+                  {"status", c.status},
+                  {"result_id", excerpt_id(c.result_id)},
+                  {"decided_by", c.decided_by},
+                  {"created_at", FormatRfc3339(c.created_at, tz.OffsetMinutes(c.created_at))},
+                  {"updated_at", FormatRfc3339(c.updated_at, tz.OffsetMinutes(c.updated_at))}});
+      out.push_back(std::move(one));
     }
     return out;
   });

@@ -536,6 +536,23 @@ Result<std::vector<store::HistoryRecord>> Excerpts::History(int64_t id) {
   return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).History(id); });
 }
 
+Result<json> QuotedItemJson(store::MessageRepo& messages, std::unordered_map<int64_t, std::string>& conversations,
+                            const store::QuotedItem& item, std::optional<store::MessageRecord>& message) {
+  auto conv = conversations.find(item.source.conversation_id);
+  if (conv == conversations.end()) {
+    CILIA_ASSIGN_OR_RETURN(auto found, messages.GetConversation(item.source.conversation_id));
+    conv = conversations.emplace(item.source.conversation_id, found ? found->external_id : "").first;
+  }
+  CILIA_ASSIGN_OR_RETURN(message, messages.GetMessage(item.source.message_id));
+  return json{{"content", item.content},
+              {"quote", item.quote},
+              {"conversation_id", conv->second},
+              {"message_ids", message ? json::array({MessagePublicId(*message)}) : json::array()},
+              {"type", item.type},
+              {"fact_key", OptionalJson(item.fact_key)},
+              {"confidence", item.confidence}};
+}
+
 Result<json> ExcerptListJson(Namespace& ns, const std::vector<store::ExcerptRecord>& list) {
   const TimeZone& tz = ns.tz();
   return ns.store().Read([&](store::Database& db) -> Result<json> {
@@ -543,34 +560,24 @@ Result<json> ExcerptListJson(Namespace& ns, const std::vector<store::ExcerptReco
     std::unordered_map<int64_t, std::string> conversation_ids;
     json out = json::array();
     for (const store::ExcerptRecord& e : list) {
-      auto conv = conversation_ids.find(e.source.conversation_id);
-      if (conv == conversation_ids.end()) {
-        CILIA_ASSIGN_OR_RETURN(auto c, messages.GetConversation(e.source.conversation_id));
-        conv = conversation_ids.emplace(e.source.conversation_id, c ? c->external_id : "").first;
-      }
-      CILIA_ASSIGN_OR_RETURN(auto m, messages.GetMessage(e.source.message_id));
-      out.push_back({{"id", ExcerptPublicId(e.id)},
-                     {"content", e.content},
-                     {"quote", e.quote},
-                     {"conversation_id", conv->second},
-                     {"message_ids", m ? json::array({MessagePublicId(*m)}) : json::array()},
-                     {"span", {e.source.span_start, e.source.span_end}},
-                     {"said_at", m ? TimeJson(m->created_at, tz) : json(nullptr)},
-                     {"type", e.type},
-                     {"fact_key", OptionalJson(e.fact_key)},
-                     {"status", e.status},
-                     {"superseded_by", e.superseded_by ? json(ExcerptPublicId(*e.superseded_by)) : json(nullptr)},
-                     {"confidence", e.confidence},
-                     {"importance", e.importance},
-                     {"valid_from", TimeJson(e.valid_from, tz)},
-                     {"valid_to", TimeJson(e.valid_to, tz)},
-                     {"pinned", e.pinned},
-                     {"author", e.author},
-                     {"seen_count", e.seen_count},
-                     {"access_count", e.access_count},
-                     {"last_recalled", TimeJson(e.last_recalled, tz)},
-                     {"created_at", TimeJson(e.created_at, tz)},
-                     {"updated_at", TimeJson(e.updated_at, tz)}});
+      std::optional<store::MessageRecord> m;
+      CILIA_ASSIGN_OR_RETURN(json one, QuotedItemJson(messages, conversation_ids, e, m));
+      one.update({{"id", ExcerptPublicId(e.id)},
+                  {"span", {e.source.span_start, e.source.span_end}},
+                  {"said_at", m ? TimeJson(m->created_at, tz) : json(nullptr)},
+                  {"status", e.status},
+                  {"superseded_by", e.superseded_by ? json(ExcerptPublicId(*e.superseded_by)) : json(nullptr)},
+                  {"importance", e.importance},
+                  {"valid_from", TimeJson(e.valid_from, tz)},
+                  {"valid_to", TimeJson(e.valid_to, tz)},
+                  {"pinned", e.pinned},
+                  {"author", e.author},
+                  {"seen_count", e.seen_count},
+                  {"access_count", e.access_count},
+                  {"last_recalled", TimeJson(e.last_recalled, tz)},
+                  {"created_at", TimeJson(e.created_at, tz)},
+                  {"updated_at", TimeJson(e.updated_at, tz)}});
+      out.push_back(std::move(one));
     }
     return out;
   });

@@ -12,11 +12,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
 #include "memory/namespace.h"
 #include "store/excerpt_repo.h"
+#include "store/message_repo.h"
 
 namespace cilia::memory {
 
@@ -165,6 +167,14 @@ class Excerpts {
 Result<nlohmann::json> ExcerptJson(Namespace& ns, const store::ExcerptRecord& e);
 Result<nlohmann::json> ExcerptListJson(Namespace& ns, const std::vector<store::ExcerptRecord>& list);
 nlohmann::json HistoryJson(const std::vector<store::HistoryRecord>& history);
+
+// The fields an excerpt and a candidate show alike: content, quote,
+// conversation_id, message_ids, type, fact_key, confidence. Reads the quoted
+// message into `message` (nullopt when it is gone) and the conversation,
+// whose external id `conversations` keeps for the rest of a list.
+Result<nlohmann::json> QuotedItemJson(store::MessageRepo& messages,
+                                      std::unordered_map<int64_t, std::string>& conversations,
+                                      const store::QuotedItem& item, std::optional<store::MessageRecord>& message);
 
 // Every field of a row as JSON (history values, export).
 nlohmann::json ExcerptRowJson(const store::ExcerptRecord& e);
