@@ -29,9 +29,15 @@ Result<std::vector<RecallResult>> RecallExcerpts(Namespace& ns, const ExcerptQue
   const std::string& text = q.exact ? q.query : (q.lexical_text.empty() ? q.query : q.lexical_text);
   for (const auto& [id, score] : index::SearchLexical(index.words(), text, fetch, allowed)) lexical_ids.push_back(id);
   if (!q.exact) {
-    CILIA_ASSIGN_OR_RETURN(auto qv, ns.embedder().Embed({text}));
-    if (!qv.empty() && std::any_of(qv[0].begin(), qv[0].end(), [](float x) { return x != 0; })) {
-      for (const auto& [id, sim] : index.vectors().Search(qv[0], fetch, allowed)) {
+    std::vector<float> qv;
+    if (q.query_vector) {
+      qv = *q.query_vector;
+    } else {
+      CILIA_ASSIGN_OR_RETURN(auto embedded, ns.embedder().Embed({text}));
+      if (!embedded.empty()) qv = std::move(embedded[0]);
+    }
+    if (std::any_of(qv.begin(), qv.end(), [](float x) { return x != 0; })) {
+      for (const auto& [id, sim] : index.vectors().Search(qv, fetch, allowed)) {
         vector_ids.push_back(id);
         similarity[id] = sim;
       }

@@ -22,6 +22,9 @@ struct ExcerptQuery {
   std::string query;         // as asked (logged with a recall)
   std::string lexical_text;  // the query without its time words
   bool exact = false;        // only excerpts whose content or quote holds `query`
+  // The embedding of lexical_text when the caller has it already; nullopt:
+  // embedded here.
+  std::optional<std::vector<float>> query_vector;
   std::optional<int64_t> from_ms;  // said in [from, to)
   std::optional<int64_t> to_ms;
   std::optional<int64_t> conversation_row;

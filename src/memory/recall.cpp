@@ -255,14 +255,20 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
 
   // The vector lane (an embedder call, then the graph) runs beside the
   // lexical one: on two cores a recall takes the longer of the two, not both.
-  auto vector_lane = RunBeside([&]() -> Result<std::vector<std::pair<int64_t, float>>> {
-    std::vector<std::pair<int64_t, float>> found;
-    if (req.exact) return found;
+  // Its query vector serves the excerpt lane too: one embedder call a recall.
+  struct VectorLane {
+    std::optional<std::vector<float>> query_vector;  // nullopt: exact, no vector lane
+    std::vector<std::pair<int64_t, float>> hits;
+  };
+  auto vector_lane = RunBeside([&]() -> Result<VectorLane> {
+    VectorLane lane;
+    if (req.exact) return lane;
     CILIA_ASSIGN_OR_RETURN(auto qv, ns.embedder().Embed({lexical_text.empty() ? req.query : lexical_text}));
-    const bool nonzero = !qv.empty() && std::any_of(qv[0].begin(), qv[0].end(), [](float x) { return x != 0; });
-    if (!nonzero) return found;
-    return listed ? ns.vectors().SearchAllowed(qv[0], fetch, allowed_ids, allowed)
-                  : ns.vectors().Search(qv[0], fetch, allowed);
+    lane.query_vector = qv.empty() ? std::vector<float>() : std::move(qv[0]);
+    const std::vector<float>& v = *lane.query_vector;
+    if (std::none_of(v.begin(), v.end(), [](float x) { return x != 0; })) return lane;
+    lane.hits = listed ? ns.vectors().SearchAllowed(v, fetch, allowed_ids, allowed) : ns.vectors().Search(v, fetch, allowed);
+    return lane;
   });
 
   std::vector<int64_t> lexical_ids;
@@ -277,10 +283,10 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     }
   }
 
-  CILIA_ASSIGN_OR_RETURN(auto vector_hits, vector_lane.get());
+  CILIA_ASSIGN_OR_RETURN(VectorLane vectors, vector_lane.get());
   std::vector<int64_t> vector_ids;
   std::unordered_map<int64_t, float> similarity;
-  for (const auto& [id, sim] : vector_hits) {
+  for (const auto& [id, sim] : vectors.hits) {
     vector_ids.push_back(id);
     similarity[id] = sim;
   }
@@ -377,6 +383,7 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
   excerpt_query.query = req.query;
   excerpt_query.lexical_text = lexical_text;
   excerpt_query.exact = req.exact;
+  excerpt_query.query_vector = std::move(vectors.query_vector);
   excerpt_query.from_ms = filter.from_ms;
   excerpt_query.to_ms = filter.to_ms;
   excerpt_query.conversation_row = filter.conversation_id;
