@@ -20,9 +20,9 @@
 
 #include "core/clock.h"
 #include "embed/hash_embedder.h"
-#include "memory/archive.h"
-#include "memory/conversation_match.h"
-#include "memory/menu.h"
+#include "memory/archive/archive.h"
+#include "memory/archive/conversation_match.h"
+#include "memory/recall/menu.h"
 
 namespace {
 
@@ -100,15 +100,15 @@ class Store {
     ns_ = *ns;
 
     SyntheticChat chat(42);
-    std::vector<cilia::memory::IngestConversation> batch;
+    std::vector<cilia::ingest::IngestConversation> batch;
     cilia::memory::Archive archive(*ns_);
     for (int c = 0; c < kConversations; ++c) {
-      cilia::memory::IngestConversation conversation;
+      cilia::ingest::IngestConversation conversation;
       conversation.conversation_id = "c" + std::to_string(c);
       conversation.source = "gateway";
       for (int i = 0; i < kMessagesPerConversation; ++i) {
         const bool user = i % 2 == 0;
-        cilia::memory::IngestMessage m;
+        cilia::ingest::IngestMessage m;
         m.role = user ? "user" : "assistant";
         m.content = user ? chat.UserText() : chat.Sentence();
         m.created_at_ms = kStart + (static_cast<int64_t>(c) * kMessagesPerConversation + i) * 60'000;
@@ -120,7 +120,7 @@ class Store {
     }
   }
 
-  void Flush(cilia::memory::Archive& archive, std::vector<cilia::memory::IngestConversation>& batch) {
+  void Flush(cilia::memory::Archive& archive, std::vector<cilia::ingest::IngestConversation>& batch) {
     auto outcomes = archive.StoreAll(batch);
     if (!outcomes.ok()) std::abort();
     for (size_t i = 0; i < batch.size(); ++i) {

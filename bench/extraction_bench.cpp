@@ -25,11 +25,11 @@
 
 #include "core/clock.h"
 #include "core/time.h"
-#include "core/tokens.h"
-#include "core/utf8.h"
+#include "text/tokens.h"
+#include "text/utf8.h"
 #include "embed/hash_embedder.h"
-#include "memory/archive.h"
-#include "memory/extraction.h"
+#include "memory/archive/archive.h"
+#include "memory/excerpts/extraction.h"
 
 namespace {
 
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
     for (const fs::path& file : files) {
       std::ifstream in(file);
       const json conversation = json::parse(in);
-      cilia::memory::IngestConversation c;
+      cilia::ingest::IngestConversation c;
       c.conversation_id = "locomo-" + file.stem().string();
       for (int s = 1; conversation.contains("session_" + std::to_string(s)); ++s) {
         const std::string key = "session_" + std::to_string(s);

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "core/normalize.h"
-#include "core/segmenter.h"
-#include "core/sentences.h"
-#include "core/tokens.h"
-#include "core/utf8.h"
+#include "text/normalize.h"
+#include "text/segmenter.h"
+#include "text/sentences.h"
+#include "text/tokens.h"
+#include "text/utf8.h"
 
 namespace {
 

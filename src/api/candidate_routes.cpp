@@ -4,7 +4,7 @@
 
 #include "api/excerpt_routes.h"
 #include "api/route_support.h"
-#include "memory/candidates.h"
+#include "memory/excerpts/candidates.h"
 
 namespace cilia::api {
 

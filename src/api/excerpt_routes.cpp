@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/route_support.h"
-#include "memory/excerpts.h"
+#include "memory/excerpts/excerpts.h"
 
 namespace cilia::api {
 

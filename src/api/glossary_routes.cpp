@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "api/route_support.h"
-#include "memory/boot.h"
-#include "memory/precious.h"
+#include "memory/recall/boot.h"
+#include "memory/upkeep/precious.h"
 #include "store/glossary_repo.h"
 
 namespace cilia::api {

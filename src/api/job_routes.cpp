@@ -1,7 +1,7 @@
 #include "api/job_routes.h"
 
 #include "api/route_support.h"
-#include "memory/jobs.h"
+#include "memory/upkeep/jobs.h"
 #include "store/digest_repo.h"
 
 namespace cilia::api {

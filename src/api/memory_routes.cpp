@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "api/http_util.h"
-#include "memory/archive.h"
-#include "memory/ingest_request.h"
-#include "memory/recall.h"
+#include "memory/archive/archive.h"
+#include "ingest/ingest_request.h"
+#include "memory/recall/recall.h"
 #include "store/message_repo.h"
 
 namespace cilia::api {
@@ -63,7 +63,7 @@ void RegisterMemoryRoutes(ApiServer& server, memory::Registry& registry) {
                 [&registry, &server](const httplib::Request& req, httplib::Response& res, const Principal& who) {
                   auto body = ParseJsonBody(req);
                   if (!body.ok()) return ReplyError(res, body.status());
-                  auto parsed = memory::ParseIngestRequest(*body);
+                  auto parsed = ingest::ParseIngestRequest(*body);
                   if (!parsed.ok()) return ReplyError(res, parsed.status());
                   const bool sync = req.get_param_value("sync") == "true";
                   WithNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {

@@ -7,11 +7,11 @@
 
 #include "app/commands.h"
 #include "core/data_dir_lock.h"
-#include "memory/archive.h"
-#include "memory/export.h"
-#include "memory/importers.h"
-#include "memory/jobs.h"
-#include "memory/recall.h"
+#include "memory/archive/archive.h"
+#include "memory/transfer/export.h"
+#include "ingest/importers.h"
+#include "memory/upkeep/jobs.h"
+#include "memory/recall/recall.h"
 #include "memory/registry.h"
 
 namespace cilia::app {
@@ -50,11 +50,11 @@ int Fail(const Status& st) {
 
 int RunIngest(const CommandLine& cl) {
   std::optional<DataDirLock> lock;
-  auto format = memory::ParseImportFormat(cl.Get("format", "auto"));
+  auto format = ingest::ParseImportFormat(cl.Get("format", "auto"));
   if (!format.ok()) return ExitWithError(format.status(), kExitUsage);
   const std::string path = cl.positional.at(0);
   // Parse everything before opening the store: a bad file changes nothing.
-  auto conversations = memory::ReadImportFile(path, *format);
+  auto conversations = ingest::ReadImportFile(path, *format);
   if (!conversations.ok()) return ExitWithError(conversations.status(), kExitFailure);
   auto opened = OpenNamespace(cl, &lock, "cilia ingest");
   if (!opened.ok()) return Fail(opened.status());

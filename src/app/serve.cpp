@@ -24,7 +24,7 @@
 #include "core/data_dir_lock.h"
 #include "core/log.h"
 #include "gateway/chat_service.h"
-#include "memory/jobs.h"
+#include "memory/upkeep/jobs.h"
 #include "memory/registry.h"
 #include "store/key_store.h"
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/normalize.h"
-#include "core/utf8.h"
+#include "text/normalize.h"
+#include "text/utf8.h"
 
 namespace cilia::embed {
 namespace {

@@ -10,19 +10,19 @@
 #include "core/concurrency.h"
 #include "core/log.h"
 #include "core/time.h"
-#include "core/tokens.h"
-#include "core/utf8.h"
+#include "text/tokens.h"
+#include "text/utf8.h"
 #include "gateway/compression.h"
 #include "gateway/recall_tool.h"
 #include "gateway/stream_splicer.h"
 #include "llm/chat_format.h"
 #include "llm/json_access.h"
 #include "llm/stream.h"
-#include "memory/archive.h"
-#include "memory/conversation_match.h"
-#include "memory/digests.h"
-#include "memory/glossary.h"
-#include "memory/menu.h"
+#include "memory/archive/archive.h"
+#include "memory/archive/conversation_match.h"
+#include "memory/upkeep/digests.h"
+#include "memory/recall/glossary.h"
+#include "memory/recall/menu.h"
 #include "store/message_repo.h"
 #include "store/profile_repo.h"
 #include "store/summary_repo.h"
@@ -206,8 +206,8 @@ std::string GatewayMessageId(char kind, int64_t anchor, const ClientMessage& m) 
   return fmt::format("{}{}-{}", kind, anchor, Hex64(Fnv1a64(m.role + "\n" + m.content.dump())));
 }
 
-memory::IngestMessage ToIngest(const ClientMessage& m, std::string id) {
-  memory::IngestMessage out;
+ingest::IngestMessage ToIngest(const ClientMessage& m, std::string id) {
+  ingest::IngestMessage out;
   out.id = std::move(id);
   out.role = m.role;
   out.content = m.content;
@@ -338,7 +338,7 @@ Result<TurnStorage> ChatService::Identify(PreparedTurn& turn) {
 
   // What the archive has not seen: history messages missing from it (all of
   // them for a new conversation), then the new user message.
-  memory::IngestConversation ingest;
+  ingest::IngestConversation ingest;
   ingest.conversation_id = turn.conversation_id;
   ingest.title = Title(client);
   ingest.source = "gateway";
@@ -691,7 +691,7 @@ void ChatService::Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, i
 void ChatService::StoreAnswer(PreparedTurn& turn, const std::string& text) {
   if (text.empty() || turn.conversation_id.empty()) return;
   const ClientMessage reply{"assistant", text, text};
-  memory::IngestConversation ingest;
+  ingest::IngestConversation ingest;
   ingest.conversation_id = turn.conversation_id;
   ingest.source = "gateway";
   ingest.messages.push_back(ToIngest(reply, GatewayMessageId('a', turn.reply_anchor, reply)));

@@ -26,7 +26,7 @@
 #include "gateway/prompt_assembler.h"
 #include "llm/routing.h"
 #include "llm/upstream.h"
-#include "memory/ingest_request.h"
+#include "ingest/ingest_request.h"
 #include "memory/registry.h"
 #include "net/http_client.h"
 #include "store/turn_repo.h"
@@ -61,7 +61,7 @@ class PreparedTurn;
 
 // What a turn adds to the archive, decided before anything is written.
 struct TurnStorage {
-  memory::IngestConversation ingest;  // missing history messages, then the new user message
+  ingest::IngestConversation ingest;  // missing history messages, then the new user message
   std::string current_id;             // the new user message's id, "" when none
   bool created = false;               // the conversation is new: tag it with the client's user
 };

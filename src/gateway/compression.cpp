@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/codec.h"
-#include "core/tokens.h"
+#include "text/tokens.h"
 #include "llm/json_access.h"
 
 namespace cilia::gateway {

@@ -7,7 +7,7 @@
 #include <regex>
 #include <tuple>
 
-#include "core/utf8.h"
+#include "text/utf8.h"
 
 namespace cilia::gateway {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/utf8.h"
+#include "text/utf8.h"
 
 namespace cilia::gateway {
 namespace {

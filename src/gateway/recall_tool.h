@@ -12,7 +12,7 @@
 #include "core/time.h"
 #include "gateway/prompt_assembler.h"
 #include "memory/namespace.h"
-#include "memory/recall.h"
+#include "memory/recall/recall.h"
 
 namespace cilia::gateway {
 

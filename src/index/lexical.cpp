@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "core/normalize.h"
-#include "core/segmenter.h"
-#include "core/utf8.h"
+#include "text/normalize.h"
+#include "text/segmenter.h"
+#include "text/utf8.h"
 
 namespace cilia::index {
 

@@ -16,7 +16,7 @@
 #include "index/bm25_index.h"
 #include "index/fusion.h"
 #include "index/vector_index.h"
-#include "memory/excerpt_index.h"
+#include "memory/excerpts/excerpt_index.h"
 #include "store/namespace_store.h"
 #include "store/window_repo.h"
 

@@ -4,7 +4,7 @@
 
 #include "core/log.h"
 #include "embed/factory.h"
-#include "memory/archive.h"
+#include "memory/archive/archive.h"
 
 namespace cilia::memory {
 

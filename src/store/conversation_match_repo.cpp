@@ -1,6 +1,6 @@
 #include "store/conversation_match_repo.h"
 
-#include "core/utf8.h"
+#include "text/utf8.h"
 
 namespace cilia::store {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/utf8.h"
+#include "text/utf8.h"
 
 namespace cilia::store {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/utf8.h"
+#include "text/utf8.h"
 
 namespace cilia::store {
 

@@ -3,10 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../testing/registry_server.h"
+#include "testing/registry_server.h"
 #include "api/excerpt_routes.h"
-#include "memory/archive.h"
-#include "memory/candidates.h"
+#include "memory/archive/archive.h"
+#include "memory/excerpts/candidates.h"
 
 namespace cilia::api {
 namespace {
@@ -17,7 +17,7 @@ using ::testing::HasSubstr;
 class CandidateRoutesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    memory::IngestConversation c;
+    ingest::IngestConversation c;
     c.conversation_id = "chat";
     c.messages = {{"u1", "user", "Lena", "I live in Chengdu, near the university.", 1'779'900'000'000},
                   {"u2", "user", "Lena", "Big news: I moved to Beijing last week.", 1'779'900'060'000}};

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <thread>
 
-#include "../net/local_server.h"
-#include "../testing/temp_dir.h"
+#include "testing/local_server.h"
+#include "testing/temp_dir.h"
 #include "core/clock.h"
 #include "memory/registry.h"
 

@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../testing/registry_server.h"
-#include "memory/archive.h"
+#include "testing/registry_server.h"
+#include "memory/archive/archive.h"
 
 namespace cilia::api {
 namespace {
@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 class ExcerptRoutesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    memory::IngestConversation c;
+    ingest::IngestConversation c;
     c.conversation_id = "chat";
     c.messages = {{"u1", "user", "Lena", "I live in Chengdu, near the university.", 1'779'900'000'000},
                   {"u2", "user", "Lena", "我上周搬到北京了，住在海淀。", 1'779'900'060'000}};

@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../memory/upkeep_test_helpers.h"
-#include "../testing/registry_server.h"
+#include "testing/upkeep_test_helpers.h"
+#include "testing/registry_server.h"
 
 namespace cilia::api {
 namespace {

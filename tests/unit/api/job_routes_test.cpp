@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../testing/registry_server.h"
+#include "testing/registry_server.h"
 
 namespace cilia::api {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <fstream>
 
-#include "../memory/upkeep_test_helpers.h"
-#include "../testing/scripted_model.h"
-#include "../testing/temp_dir.h"
+#include "testing/upkeep_test_helpers.h"
+#include "testing/scripted_model.h"
+#include "testing/temp_dir.h"
 #include "app/commands.h"
 #include "memory/registry.h"
 #include "store/digest_repo.h"

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "../net/local_server.h"
+#include "testing/local_server.h"
 
 namespace cilia::embed {
 namespace {

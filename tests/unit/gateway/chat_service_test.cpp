@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "../net/local_server.h"
-#include "../testing/temp_dir.h"
+#include "testing/local_server.h"
+#include "testing/temp_dir.h"
 #include "core/clock.h"
-#include "memory/archive.h"
+#include "memory/archive/archive.h"
 #include "net/sse.h"
 #include "store/message_repo.h"
 #include "store/summary_repo.h"
@@ -148,7 +148,7 @@ class ChatServiceTest : public ::testing::Test {
     registry_ = std::move(memory::Registry::Open(config_, clock_)).value();
     service_ = std::make_unique<ChatService>(registry_->config(), *registry_);
     // A fact from an earlier conversation, for the recall tool to find.
-    memory::IngestConversation earlier;
+    ingest::IngestConversation earlier;
     earlier.conversation_id = "pets";
     earlier.messages.push_back({"p1", "user", "", "My cat is named Mochi and she hates the vacuum.", clock_.Now() - 86'400'000});
     memory::Archive archive(ns());

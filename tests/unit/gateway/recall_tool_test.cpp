@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "../testing/test_namespace.h"
-#include "core/utf8.h"
-#include "memory/archive.h"
+#include "testing/test_namespace.h"
+#include "text/utf8.h"
+#include "memory/archive/archive.h"
 #include "store/db.h"
 
 namespace cilia::gateway {
@@ -19,9 +19,9 @@ class RecallToolTest : public ::testing::Test {
   RecallToolTest() : t_(At("2026-06-20T12:00:00+08:00")) {}
 
   void Ingest(const std::string& conversation, const std::string& id, const std::string& text, const char* at) {
-    memory::IngestConversation c;
+    ingest::IngestConversation c;
     c.conversation_id = conversation;
-    memory::IngestMessage m;
+    ingest::IngestMessage m;
     m.id = id;
     m.role = "user";
     m.content = text;

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../testing/temp_dir.h"
-#include "core/segmenter.h"
+#include "testing/temp_dir.h"
+#include "text/segmenter.h"
 #include "store/message_repo.h"
 #include "store/migrations.h"
 

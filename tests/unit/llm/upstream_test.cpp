@@ -6,7 +6,7 @@
 #include <atomic>
 #include <mutex>
 
-#include "../net/local_server.h"
+#include "testing/local_server.h"
 
 namespace cilia::llm {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../testing/test_namespace.h"
+#include "testing/test_namespace.h"
 
 namespace cilia::memory {
 namespace {

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "local_server.h"
+#include "testing/local_server.h"
 
 namespace cilia::net {
 namespace {

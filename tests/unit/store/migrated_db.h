@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "../testing/temp_dir.h"
+#include "testing/temp_dir.h"
 #include "store/db.h"
 #include "store/migrations.h"
 

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../testing/temp_dir.h"
+#include "testing/temp_dir.h"
 #include "store/migrations.h"
 
 namespace cilia::store {

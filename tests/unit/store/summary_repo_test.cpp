@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../testing/temp_dir.h"
+#include "testing/temp_dir.h"
 #include "store/message_repo.h"
 #include "store/migrations.h"
 

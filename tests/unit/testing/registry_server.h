@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "../testing/temp_dir.h"
+#include "testing/temp_dir.h"
 #include "api/server.h"
 #include "core/clock.h"
 #include "memory/registry.h"

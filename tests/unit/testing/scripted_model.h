@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../net/local_server.h"
+#include "testing/local_server.h"
 #include "core/config.h"
 
 namespace cilia::testing {

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "../testing/temp_dir.h"
+#include "testing/temp_dir.h"
 #include "core/clock.h"
 #include "embed/hash_embedder.h"
 #include "memory/namespace.h"

@@ -1,0 +1,48 @@
+// Reading outside JSON with errors that say where: parse errors as line and
+// column, field errors as a JSON path such as `[3].mapping["a-b"].message`.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace cilia::json {
+
+// Paths are built outward-in: "" is the document itself.
+std::string PathKey(const std::string& parent, std::string_view key);
+std::string PathIndex(const std::string& parent, size_t index);
+
+// InvalidArgument "<path>: <what>" (just "<what>" at the root).
+Status FieldError(const std::string& path, std::string_view what);
+
+// Line and column (1-based, the column in code points) of a byte offset,
+// "line 3, column 7"; `first_line` is the number of the text's first line.
+std::string LineColumn(std::string_view text, size_t byte_offset, size_t first_line = 1);
+
+// Parses a whole document. A syntax error, including invalid UTF-8, is an
+// InvalidArgument such as "line 3, column 7: syntax error while parsing
+// object - unexpected '}'; expected string literal".
+Result<nlohmann::json> ParseJsonText(std::string_view text, size_t first_line = 1);
+
+// Field readers. `path` is the path of `object`; errors name `path`.`key`.
+// Absent and null count as "not given".
+Result<std::string> OptionalString(const nlohmann::json& object, std::string_view key, const std::string& path);
+// A string that must be given and not empty.
+Result<std::string> RequiredString(const nlohmann::json& object, std::string_view key, const std::string& path);
+// Null when not given.
+Result<const nlohmann::json*> OptionalArray(const nlohmann::json& object, std::string_view key,
+                                            const std::string& path);
+Result<const nlohmann::json*> RequiredArray(const nlohmann::json& object, std::string_view key,
+                                            const std::string& path);
+Result<const nlohmann::json*> OptionalObject(const nlohmann::json& object, std::string_view key,
+                                             const std::string& path);
+Result<std::optional<double>> OptionalNumber(const nlohmann::json& object, std::string_view key,
+                                             const std::string& path);
+Result<bool> OptionalBool(const nlohmann::json& object, std::string_view key, const std::string& path,
+                          bool default_value);
+
+}  // namespace cilia::json

@@ -1,0 +1,90 @@
+// The L0 archive: storing messages verbatim, windowing and indexing them,
+// and forgetting them with everything derived from them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "ingest/ingest_request.h"
+#include "memory/namespace.h"
+#include "store/archive_records.h"
+#include "store/db.h"
+#include "store/message_repo.h"
+
+namespace cilia::memory {
+
+struct IngestOutcome {
+  int64_t conversation_id = 0;  // cilia's row id
+  int stored = 0;
+  int duplicates = 0;
+};
+
+class Archive {
+ public:
+  explicit Archive(Namespace& ns) : ns_(ns) {}
+
+  // Stores the messages in one transaction, committed before this returns:
+  // a caller id seen before with the same content is a duplicate; with other
+  // content the whole request is a Conflict naming the id and nothing is
+  // stored. Image data URLs are written to files/ first and referenced.
+  Result<IngestOutcome> Store(const ingest::IngestConversation& conversation);
+  // The same for several conversations in one transaction: all or nothing.
+  Result<std::vector<IngestOutcome>> StoreAll(const std::vector<ingest::IngestConversation>& conversations);
+
+  // Windows and indexes the conversation's messages not yet windowed: only
+  // the tail from the last window on is re-windowed.
+  Status IndexConversation(int64_t conversation_id);
+  // Store, then IndexConversation, in one transaction: a request costs one
+  // commit instead of two, and what it stored is searchable when this
+  // returns. All or nothing, with Store's duplicate and Conflict rules; a
+  // remote embedder's vectors still follow after the commit.
+  Result<IngestOutcome> StoreAndIndex(const ingest::IngestConversation& conversation);
+  // Indexes every conversation with unwindowed messages (after a restart).
+  Status IndexPending();
+
+  // Forget: the message (by caller id, or m_<id>) or the whole conversation,
+  // with its windows, index entries and vectors; the full-text indexes are
+  // rewritten and the WAL truncated so the words leave the files too.
+  Status ForgetMessage(const std::string& conversation_id, const std::string& message_id);
+  Status ForgetConversation(const std::string& conversation_id);
+
+  // Drops and rebuilds every window of every conversation (derived data only).
+  Status Reindex();
+
+ private:
+  // What re-windowing a conversation's tail changed, for the caches once
+  // it is committed; `vectors` are those of `added` (local embedder only).
+  struct TailChange {
+    std::vector<int64_t> removed;
+    std::vector<store::WindowRecord> added;
+    std::vector<std::vector<float>> vectors;
+  };
+
+  Result<IngestOutcome> StoreOne(store::Database& db, const ingest::IngestConversation& conversation, int64_t now);
+  // Inside the caller's transaction: re-windows the messages not yet
+  // windowed and, with a local embedder, writes the new windows' vectors.
+  Status WindowTail(store::Database& db, int64_t conversation_id, TailChange& change);
+  // After the commit: the in-memory indexes, and a remote embedder's vectors.
+  Status Publish(const TailChange& change);
+  Status ReplaceWindowsFrom(store::Database& db, int64_t conversation_id, int64_t from_seq, int64_t from_segment,
+                            std::vector<int64_t>& removed, std::vector<store::WindowRecord>& added);
+  void ApplyToCaches(const std::vector<int64_t>& removed, const std::vector<store::WindowRecord>& added);
+  Status EmbedWindows(const std::vector<store::WindowRecord>& windows);
+  Result<std::vector<std::vector<float>>> EmbedBodies(const std::vector<store::WindowRecord>& windows) const;
+  Status Purge();
+
+  Namespace& ns_;
+};
+
+// "m_<id>" for messages without a caller id; parses it back.
+std::string MessagePublicId(const store::MessageRecord& m);
+std::optional<int64_t> ParseInternalMessageId(std::string_view id);
+// The message of the conversation (a row id) that a public id names: the one
+// with that caller id, else, for "m_<id>", that row when it has no caller id.
+Result<std::optional<store::MessageRecord>> FindByPublicId(store::MessageRepo& repo, int64_t conversation_row,
+                                                           std::string_view public_id);
+
+}  // namespace cilia::memory

@@ -1,0 +1,116 @@
+#include "memory/recall/excerpt_recall.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "index/fusion.h"
+#include "index/lexical.h"
+#include "memory/archive/archive.h"
+#include "memory/excerpts/excerpts.h"
+#include "memory/archive/windowing.h"
+#include "store/excerpt_repo.h"
+#include "store/message_repo.h"
+
+namespace cilia::memory {
+
+Result<std::vector<RecallResult>> RecallExcerpts(Namespace& ns, const ExcerptQuery& q) {
+  ExcerptIndex& index = ns.excerpts();
+  std::vector<RecallResult> out;
+  if (index.size() == 0) return out;
+  const index::RankingOptions& ranking = ns.options().ranking;
+  auto allowed = [&](int64_t id) {
+    auto m = index.Meta(id);
+    return m && m->active && (!q.from_ms || m->said_at >= *q.from_ms) && (!q.to_ms || m->said_at < *q.to_ms) &&
+           (!q.conversation_row || m->conversation_id == *q.conversation_row);
+  };
+  const size_t fetch = static_cast<size_t>(std::max(30, 3 * q.limit));
+  std::vector<int64_t> lexical_ids, vector_ids;
+  std::unordered_map<int64_t, float> similarity;
+  const std::string& text = q.exact ? q.query : (q.lexical_text.empty() ? q.query : q.lexical_text);
+  for (const auto& [id, score] : index::SearchLexical(index.words(), text, fetch, allowed)) lexical_ids.push_back(id);
+  if (!q.exact) {
+    std::vector<float> qv;
+    if (q.query_vector) {
+      qv = *q.query_vector;
+    } else {
+      CILIA_ASSIGN_OR_RETURN(auto embedded, ns.embedder().Embed({text}));
+      if (!embedded.empty()) qv = std::move(embedded[0]);
+    }
+    if (std::any_of(qv.begin(), qv.end(), [](float x) { return x != 0; })) {
+      for (const auto& [id, sim] : index.vectors().Search(qv, fetch, allowed)) {
+        vector_ids.push_back(id);
+        similarity[id] = sim;
+      }
+    }
+  }
+  std::vector<index::FusedHit> hits = index::FuseRanks(vector_ids, lexical_ids, ranking);
+  index::RankingOptions recency = ranking;
+  if (q.recency_days > 0) recency.recency_days = q.recency_days;
+  for (auto& h : hits) {
+    auto meta = index.Meta(h.id);
+    if (!meta || (!h.lexical_rank && similarity[h.id] < ranking.min_vector_similarity)) {
+      h.score = 0;
+      continue;
+    }
+    const double age_days = static_cast<double>(q.now - meta->said_at) / kMsPerDay;
+    h.score = h.fused * index::RecencyMultiplier(age_days, recency) *
+              index::AccessMultiplier(meta->access_count, ranking) *
+              index::ValidityMultiplier(q.now, meta->valid_from, meta->valid_to);
+  }
+  std::stable_sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.score > b.score; });
+  while (!hits.empty() && hits.back().score <= 0) hits.pop_back();
+  if (!q.exact) index::ApplyRelativeFloor(hits, ranking);
+
+  std::vector<int64_t> gone;
+  CILIA_RETURN_IF_ERROR(ns.store().Read([&](store::Database& db) -> Status {
+    store::ExcerptRepo excerpts(db);
+    store::MessageRepo messages(db);
+    for (const auto& h : hits) {
+      if (static_cast<int>(out.size()) >= q.limit) break;
+      CILIA_ASSIGN_OR_RETURN(auto e, excerpts.Get(h.id));
+      if (!e) {  // forgotten since the index saw it
+        gone.push_back(h.id);
+        continue;
+      }
+      if (e->status != "active") continue;
+      if (q.exact && !index::ContainsForMatch(e->content, q.query) && !index::ContainsForMatch(e->quote, q.query)) continue;
+      CILIA_ASSIGN_OR_RETURN(auto m, messages.GetMessage(e->source.message_id));
+      CILIA_ASSIGN_OR_RETURN(auto conv, messages.GetConversation(e->source.conversation_id));
+      if (!m || !conv) continue;
+      RecallResult r;
+      r.layer = "excerpt";
+      r.id = ExcerptPublicId(e->id);
+      r.conversation_id = conv->external_id;
+      r.message_ids = {MessagePublicId(*m)};
+      r.created_at = m->created_at;
+      r.text = WindowHeader(m->created_at, ns.tz(), conv->title, conv->external_id) + "\n" + e->content + "\n" +
+               SpeakerLabel(m->name, m->role) + ": " + e->quote;
+      r.score = h.score;
+      out.push_back(std::move(r));
+    }
+    return Status::Ok();
+  }));
+  for (int64_t id : gone) index.Remove(id);
+  return out;
+}
+
+Status RecordExcerptRecalls(Namespace& ns, const std::vector<RecallResult>& results, const std::string& query) {
+  std::vector<std::pair<int64_t, double>> recalled;
+  for (const RecallResult& r : results) {
+    if (r.layer != "excerpt") continue;
+    if (auto id = ParseExcerptId(r.id)) recalled.emplace_back(*id, r.score);
+  }
+  if (recalled.empty()) return Status::Ok();
+  const UnixMs at = ns.clock().Now();
+  CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) -> Status {
+    store::Transaction tx(db);
+    CILIA_RETURN_IF_ERROR(tx.Begin());
+    store::ExcerptRepo excerpts(db);
+    for (const auto& [id, score] : recalled) CILIA_RETURN_IF_ERROR(excerpts.RecordRecall(id, at, query, score));
+    return tx.Commit();
+  }));
+  for (const auto& [id, score] : recalled) ns.excerpts().AddAccess(id);
+  return Status::Ok();
+}
+
+}  // namespace cilia::memory

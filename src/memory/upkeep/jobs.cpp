@@ -1,0 +1,221 @@
+#include "memory/upkeep/jobs.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "core/log.h"
+#include "memory/archive/archive.h"
+#include "memory/upkeep/digests.h"
+#include "memory/excerpts/extraction.h"
+#include "memory/upkeep/retention.h"
+
+namespace cilia::memory {
+
+namespace {
+
+Result<JobResult> Extract(Namespace& ns, const Config& config, const Clock& clock) {
+  CILIA_ASSIGN_OR_RETURN(ExtractionOutcome o, RunExtraction(ns, config, clock));
+  JobResult r;
+  r.items = o.items_added + o.items_seen + o.items_superseded + o.items_candidates;
+  r.detail = o.ToJson();
+  if (!o.upstream_error.empty()) {
+    r.outcome = "failed";
+    r.error = "the model could not be reached: " + o.upstream_error;
+  }
+  return r;
+}
+
+Result<JobResult> Nightly(Namespace& ns, const Config& config, const Clock& clock) {
+  CILIA_ASSIGN_OR_RETURN(NightlyOutcome o, RunNightly(ns, config, clock));
+  JobResult r;
+  r.items = o.Items();
+  r.detail = o.ToJson();
+  if (!o.upstream_error.empty()) {
+    r.outcome = "failed";
+    r.error = "the model could not be reached: " + o.upstream_error;
+  } else if (!o.errors.empty()) {
+    r.error = fmt::format("{} item(s) failed: {}", o.errors.size(), o.errors.front());
+  }
+  return r;
+}
+
+Result<JobResult> Retention(Namespace& ns, const Config& config, const Clock& clock) {
+  CILIA_ASSIGN_OR_RETURN(RetentionOutcome o, RunRetention(ns, config.jobs, clock.Now()));
+  return JobResult{"ok", "", o.Total(), o.ToJson()};
+}
+
+Result<JobResult> Reindex(Namespace& ns, const Config&, const Clock&) {
+  CILIA_RETURN_IF_ERROR(Archive(ns).Reindex());
+  // The excerpts' indexes are derived too; the excerpts themselves are curated and stay.
+  CILIA_RETURN_IF_ERROR(ns.excerpts().Rebuild(ns.store(), ns.embedder(), ns.options().hnsw_threshold));
+  const auto windows = static_cast<int64_t>(ns.WindowCount());
+  return JobResult{"ok", "", windows, {{"windows", windows}}};
+}
+
+// One run of a job per namespace at a time, whoever starts it.
+class RunningJobs {
+ public:
+  bool TryBegin(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return running_.insert(key).second;
+  }
+  void End(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.erase(key);
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> running_;
+};
+
+RunningJobs& Running() {
+  static auto* const running = new RunningJobs;
+  return *running;
+}
+
+Schedule Every(int64_t ms, bool enabled) {
+  return enabled ? Schedule{Schedule::Kind::kEvery, ms, 0} : Schedule{};
+}
+
+// The latest instant at or before `now` that is `minute_of_day` local time.
+UnixMs LatestSlot(UnixMs now, const TimeZone& tz, int minute_of_day) {
+  const CivilDate today = tz.LocalDate(now);
+  const UnixMs slot = tz.StartOfDay(today) + minute_of_day * kMsPerMinute;
+  return slot <= now ? slot : tz.StartOfDay(AddDays(today, -1)) + minute_of_day * kMsPerMinute;
+}
+
+}  // namespace
+
+std::vector<JobSpec> StandardJobs(const Config& config) {
+  const JobsConfig& j = config.jobs;
+  Schedule nightly;
+  if (j.nightly_enabled) {
+    // Validated with the config; a bad value there never gets this far.
+    auto at = ParseTimeOfDay(j.nightly_at);
+    nightly = Schedule{Schedule::Kind::kDailyAt, 0, at.ok() ? *at : 4 * 60 + 10};
+  }
+  return {
+      {"extract", Every(config.extraction.interval_minutes * kMsPerMinute, j.extract_enabled), Extract},
+      {"nightly", nightly, Nightly},
+      {"retention", Every(j.retention_interval_hours * 60 * kMsPerMinute, j.retention_enabled), Retention},
+      {"reindex", Schedule{}, Reindex},
+  };
+}
+
+Result<JobSpec> FindJob(const Config& config, std::string_view name) {
+  std::string names;
+  for (JobSpec& job : StandardJobs(config)) {
+    if (job.name == name) return std::move(job);
+    names += (names.empty() ? "" : ", ") + job.name;
+  }
+  return Status::NotFound(fmt::format("no job \"{}\"; jobs: {}", name, names));
+}
+
+Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& config, const Clock& clock,
+                             std::string_view started_by) {
+  const std::string key = ns.options().dir + "\n" + job.name;
+  if (!Running().TryBegin(key)) {
+    return Status::Busy(fmt::format("job {} is running in namespace {} already", job.name, ns.name()));
+  }
+  struct EndOnExit {
+    const std::string& key;
+    ~EndOnExit() { Running().End(key); }
+  } end_on_exit{key};
+  CILIA_ASSIGN_OR_RETURN(int64_t id, ns.store().Write([&](store::Database& db) {
+    return store::JobRunRepo(db).Start(job.name, ns.name(), started_by, clock.Now());
+  }));
+  Result<JobResult> result = job.run(ns, config, clock);
+  JobResult r = result.ok() ? std::move(*result) : JobResult{"failed", result.status().ToString(), 0, {}};
+  if (r.outcome == "failed") LogWarn("job {} in namespace {} failed: {}", job.name, ns.name(), r.error);
+  CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) {
+    return store::JobRunRepo(db).Finish(id, r.outcome, r.error, r.items, r.detail, clock.Now());
+  }));
+  return ns.store().Read([&](store::Database& db) -> Result<store::JobRun> {
+    CILIA_ASSIGN_OR_RETURN(auto runs, store::JobRunRepo(db).List(job.name, id + 1, 1));
+    if (runs.empty() || runs.front().id != id) return Status::Internal(fmt::format("job run {} vanished", id));
+    return std::move(runs.front());
+  });
+}
+
+bool IsDue(const Schedule& schedule, UnixMs now, const TimeZone& tz, const std::optional<store::JobRun>& last) {
+  const bool retry = last && last->outcome == "failed" && last->started_at + kJobRetryMs <= now;
+  switch (schedule.kind) {
+    case Schedule::Kind::kManual: return false;
+    case Schedule::Kind::kEvery: return !last || last->started_at + schedule.every_ms <= now || retry;
+    case Schedule::Kind::kDailyAt:
+      return !last || last->started_at < LatestSlot(now, tz, schedule.minute_of_day) || retry;
+  }
+  return false;
+}
+
+Scheduler::Scheduler(Registry& registry, const Clock& clock)
+    : registry_(registry), clock_(clock), jobs_(StandardJobs(registry.config())) {}
+
+Scheduler::~Scheduler() { Stop(); }
+
+void Scheduler::Start() {
+  if (!registry_.config().jobs.enabled) {
+    LogInfo("background jobs are off (jobs.enabled = false)");
+    return;
+  }
+  for (const std::string& name : registry_.Names()) {
+    auto ns = registry_.Get(name);
+    if (!ns.ok()) continue;
+    auto marked = (*ns)->store().Write([&](store::Database& db) {
+      return store::JobRunRepo(db).MarkInterrupted(clock_.Now());
+    });
+    if (!marked.ok()) LogWarn("job runs of namespace {}: {}", name, marked.status().ToString());
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void Scheduler::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Scheduler::Loop() {
+  while (true) {
+    RunDue();
+    std::unique_lock<std::mutex> lock(mu_);
+    if (wake_.wait_for(lock, std::chrono::milliseconds(kSchedulerTickMs), [this] { return stopping_; })) return;
+  }
+}
+
+std::vector<store::JobRun> Scheduler::RunDue() {
+  std::vector<store::JobRun> runs;
+  for (const std::string& name : registry_.Names()) {
+    auto ns = registry_.Get(name);
+    if (!ns.ok()) {
+      LogWarn("jobs: namespace {}: {}", name, ns.status().ToString());
+      continue;
+    }
+    for (const JobSpec& job : jobs_) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (stopping_) return runs;
+      }
+      auto last = (*ns)->store().Read([&](store::Database& db) { return store::JobRunRepo(db).Latest(job.name); });
+      if (!last.ok()) {
+        LogWarn("jobs: namespace {}: {}", name, last.status().ToString());
+        continue;
+      }
+      if (!IsDue(job.schedule, clock_.Now(), (*ns)->tz(), *last)) continue;
+      auto run = RunJob(job, **ns, registry_.config(), clock_, "schedule");
+      if (run.ok()) runs.push_back(std::move(*run));
+      else LogWarn("jobs: recording {} in {}: {}", job.name, name, run.status().ToString());
+    }
+  }
+  return runs;
+}
+
+}  // namespace cilia::memory

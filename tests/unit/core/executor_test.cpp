@@ -1,0 +1,74 @@
+#include "core/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <string>
+#include <thread>
+
+namespace cilia {
+namespace {
+
+TEST(ExecutorTest, PostedWorkRunsOnAWorker) {
+  std::promise<std::thread::id> ran_on;
+  Executor executor(2, 8);
+  ASSERT_TRUE(executor.Post([&] { ran_on.set_value(std::this_thread::get_id()); }));
+  EXPECT_NE(ran_on.get_future().get(), std::this_thread::get_id());
+}
+
+TEST(ExecutorTest, AFullQueueRefusesInsteadOfGrowing) {
+  Executor executor(1, 1);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> started;
+  ASSERT_TRUE(executor.Post([&, released] { started.set_value(); released.wait(); }));
+  started.get_future().wait();           // the one worker is busy
+  EXPECT_TRUE(executor.Post([] {}));     // one may wait
+  EXPECT_FALSE(executor.Post([] {}));    // the next is refused
+  EXPECT_EQ(executor.queued(), 1u);
+  release.set_value();
+}
+
+TEST(ExecutorTest, BesideReturnsTheWorksValue) {
+  Executor executor(2, 8);
+  auto joined = executor.Beside([] { return std::string("lane"); });
+  EXPECT_EQ(joined.get(), "lane");
+}
+
+TEST(ExecutorTest, BesideRunsOnTheCallerWhenNoWorkerIsFree) {
+  Executor executor(1, 0);  // no room to queue at all
+  std::promise<void> release;
+  std::promise<void> started;
+  auto blocker = executor.Beside([&] { started.set_value(); release.get_future().wait(); });
+  started.get_future().wait();
+  auto joined = executor.Beside([] { return std::this_thread::get_id(); });
+  EXPECT_EQ(joined.get(), std::this_thread::get_id());
+  release.set_value();
+  blocker.get();
+}
+
+TEST(ExecutorTest, AJoinedThatGoesOutOfScopeWaitsForItsWork) {
+  Executor executor(2, 8);
+  std::atomic<bool> finished{false};
+  {
+    auto joined = executor.Beside([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      finished = true;
+    });
+  }
+  EXPECT_TRUE(finished);
+}
+
+TEST(ExecutorTest, TheDestructorRunsWhatIsQueued) {
+  std::atomic<int> ran{0};
+  {
+    Executor executor(1, 16);
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(executor.Post([&] { ++ran; }));
+  }
+  EXPECT_EQ(ran, 10);
+}
+
+}  // namespace
+}  // namespace cilia

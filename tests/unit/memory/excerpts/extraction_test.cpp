@@ -1,0 +1,343 @@
+#include "memory/excerpts/extraction.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "testing/test_namespace.h"
+#include "memory/archive/archive.h"
+#include "memory/excerpts/excerpts.h"
+#include "text/utf8.h"
+#include "testing/excerpt_scripted_model.h"
+#include "store/excerpt_repo.h"
+#include "store/message_repo.h"
+
+namespace cilia::memory {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+json Item(const std::string& content, const std::string& quote, double confidence = 0.9,
+          json fact_key = nullptr, const std::string& type = "fact") {
+  return {{"date", "2026-05-20"}, {"content", content}, {"quote", quote}, {"type", type},
+          {"fact_key", fact_key}, {"confidence", confidence}};
+}
+std::string Items(std::vector<json> items) { return json{{"items", items}}.dump(); }
+std::string Judge(int item, const std::string& memory, const std::string& relation) {
+  return json{{"judgements", {{{"item", item}, {"memory", memory}, {"relation", relation}}}}}.dump();
+}
+
+class ExtractionTest : public ::testing::Test {
+ protected:
+  ExtractionTest() : config_(model_.ConfigFor()) {}
+
+  // Stores messages (alternating user/assistant) at one-minute steps.
+  int64_t Say(const std::string& conversation, const std::vector<std::string>& texts, int64_t at = 1'779'900'000'000) {
+    ingest::IngestConversation c;
+    c.conversation_id = conversation;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      c.messages.push_back({"", i % 2 == 0 ? "user" : "assistant", i % 2 == 0 ? "Lena" : "",
+                            texts[i], at + static_cast<int64_t>(next_minute_++) * 60'000});
+    }
+    auto out = Archive(t_.ns()).StoreAndIndex(c);
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    return out->conversation_id;
+  }
+  ExtractionOutcome Extract() {
+    auto out = RunExtraction(t_.ns(), config_, t_.clock());
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    return out.ok() ? *out : ExtractionOutcome{};
+  }
+  std::vector<store::ExcerptRecord> Excerpts(const std::string& status = "") {
+    return *t_.ns().store().Read([&](store::Database& db) { return store::ExcerptRepo(db).List(status, {}); });
+  }
+  std::vector<store::CandidateRecord> Candidates() {
+    return *t_.ns().store().Read([&](store::Database& db) { return store::ExcerptRepo(db).ListCandidates("", {}); });
+  }
+  int64_t Cursor(int64_t conversation) {
+    auto c = *t_.ns().store().Read([&](store::Database& db) { return store::ExcerptRepo(db).GetCursor(conversation); });
+    return c ? c->through_seq : 0;
+  }
+
+  testing::TestNamespace t_;
+  testing::ScriptedModel model_;
+  Config config_;
+  int next_minute_ = 0;
+};
+
+const std::vector<std::string> kTrip = {
+    "We finally booked the trip: two weeks in Lisbon in September.",
+    "That sounds wonderful! Are you taking the train from Madrid?",
+    "No, we fly. My sister Ana lives  in Porto, so we visit her on the way back.",
+    "Lovely. Say hi to Ana.",
+    "I will. Also, I stopped drinking coffee last month; green tea only now.",
+};
+
+TEST_F(ExtractionTest, KeepsItemsWhoseQuoteIsInAMessageAndDropsInventedOrParaphrasedOnes) {
+  const int64_t conv = Say("trip", kTrip);
+  model_.Then(Items({Item("Lena's sister Ana lives in Porto.", "My sister Ana lives in\nPorto"),  // whitespace differs
+                     Item("Lena is afraid of flying.", "I am afraid of flying"),                 // invented
+                     Item("Lena quit coffee.", "I quit coffee last month"),                      // paraphrased
+                     Item("Lena flies.", "we fly"),                                              // too short
+                     Item("Lena drinks only green tea.", "green tea only now", 0.95, "drink", "preference")}));
+  const ExtractionOutcome out = Extract();
+  EXPECT_EQ(out.batches_ok, 1);
+  EXPECT_EQ(out.items_dropped, 3);
+  EXPECT_EQ(out.items_added, 2);
+  EXPECT_EQ(out.model_calls, 1);
+  EXPECT_GT(out.tokens_in, 0);
+  EXPECT_GT(out.tokens_out, 0);
+  EXPECT_EQ(Cursor(conv), 5);
+
+  auto excerpts = Excerpts();
+  ASSERT_EQ(excerpts.size(), 2u);
+  const store::ExcerptRecord& ana = excerpts[1];
+  EXPECT_EQ(ana.content, "Lena's sister Ana lives in Porto.");
+  EXPECT_EQ(ana.quote, "My sister Ana lives  in Porto") << "the message's own words, not the model's";
+  EXPECT_EQ(ana.author, "extractor");
+  EXPECT_EQ(ana.source.span_start, 12);
+  EXPECT_EQ(excerpts[0].fact_key, "drink");
+  EXPECT_EQ(excerpts[0].type, "preference");
+}
+
+TEST_F(ExtractionTest, TheRequestPutsInstructionsFirstAndTheMessagesLastWithHeadersOutsideTheText) {
+  Say("trip", kTrip);
+  Extract();
+  ASSERT_EQ(model_.requests().size(), 1u);
+  const json request = model_.requests()[0];
+  EXPECT_EQ(request["model"], "cheap");
+  ASSERT_EQ(request["messages"].size(), 2u);
+  EXPECT_EQ(request["messages"][0]["role"], "system");
+  EXPECT_THAT(request["messages"][0]["content"].get<std::string>(), HasSubstr("at most 5"));
+  EXPECT_THAT(request["messages"][0]["content"].get<std::string>(), HasSubstr("{\"items\": ["));
+  const std::string user = model_.UserText(0);
+  EXPECT_THAT(user, HasSubstr("Conversation: trip"));
+  EXPECT_THAT(user, HasSubstr("· Lena]\nWe finally booked the trip: two weeks in Lisbon in September.\n"));
+  EXPECT_THAT(user, HasSubstr("· Assistant]\nThat sounds wonderful!"));
+  EXPECT_THAT(user, HasSubstr("My sister Ana lives  in Porto")) << "text as it was";
+}
+
+TEST_F(ExtractionTest, FewerThanTheMinimumWaitUntilTheConversationIsIdle) {
+  const int64_t conv = Say("short", {"I adopted a cat called Miso today.", "Congratulations!", "She is tiny and grey."});
+  t_.clock().Advance(-t_.clock().Now() + 1'779'900'000'000 + 5 * 60'000);  // five minutes after the chat
+  Extract();
+  EXPECT_TRUE(model_.requests().empty());
+  t_.clock().Advance(int64_t{config_.extraction.idle_minutes} * 60'000);
+  model_.Then(Items({Item("Lena adopted a grey cat called Miso.", "I adopted a cat called Miso today.")}));
+  EXPECT_EQ(Extract().items_added, 1);
+  EXPECT_EQ(Cursor(conv), 3);
+  Extract();
+  EXPECT_EQ(model_.requests().size(), 1u) << "the tail is extracted once";
+}
+
+TEST_F(ExtractionTest, BrokenJsonIsRetriedAtOnceWithHalfTheBatch) {
+  const int64_t conv = Say("trip", kTrip);
+  model_.Then("Sure! Here are the items: {\"items\": [ {\"content\": ");
+  model_.Then("```json\n" + Items({Item("Lena booked two weeks in Lisbon in September.", "two weeks in Lisbon in September")}) + "\n```");
+  const ExtractionOutcome out = Extract();
+  EXPECT_EQ(out.batches_ok, 2) << "the half, then the rest";
+  EXPECT_EQ(out.items_added, 1);
+  ASSERT_EQ(model_.requests().size(), 3u);
+  EXPECT_THAT(model_.UserText(1), HasSubstr("Lisbon"));
+  EXPECT_THAT(model_.UserText(1), HasSubstr("My sister Ana"));
+  EXPECT_THAT(model_.UserText(1), Not(HasSubstr("Say hi to Ana"))) << "three of five";
+  EXPECT_THAT(model_.UserText(2), HasSubstr("Lena] (context)\nNo, we fly. My sister Ana")) << "the overlap is context";
+  EXPECT_EQ(Cursor(conv), 5);
+}
+
+TEST_F(ExtractionTest, ABatchThatKeepsFailingHoldsTheCursorThenIsMarkedFailedAfterThreeRuns) {
+  const int64_t conv = Say("trip", kTrip);
+  model_.Otherwise([](const json&) { return testing::ScriptedModel::Reply{"I cannot help with that.", 0}; });
+  for (int run = 1; run <= 2; ++run) {
+    const ExtractionOutcome out = Extract();
+    EXPECT_EQ(out.batches_failed, 1);
+    EXPECT_EQ(out.model_calls, 2) << "the batch and its half";
+    ASSERT_EQ(out.errors.size(), 1u);
+    EXPECT_THAT(out.errors[0], HasSubstr("tried again next run"));
+    EXPECT_EQ(Cursor(conv), 0) << "run " << run;
+  }
+  const ExtractionOutcome third = Extract();
+  EXPECT_EQ(third.batches_skipped, 1);
+  ASSERT_EQ(third.errors.size(), 1u);
+  EXPECT_THAT(third.errors[0], HasSubstr("marked failed and skipped"));
+  EXPECT_EQ(Cursor(conv), 5);
+  auto batches = *t_.ns().store().Read([](store::Database& db) { return store::ExcerptRepo(db).AllBatches(); });
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].status, "failed");
+  EXPECT_EQ(batches[0].attempts, 3);
+}
+
+TEST_F(ExtractionTest, AnUnreachableModelStopsTheRunWithoutCountingAgainstTheBatch) {
+  const int64_t conv = Say("trip", kTrip);
+  model_.ThenFail(400);
+  const ExtractionOutcome out = Extract();
+  EXPECT_THAT(out.upstream_error, HasSubstr("scripted failure"));
+  EXPECT_EQ(Cursor(conv), 0);
+  auto batches = *t_.ns().store().Read([](store::Database& db) { return store::ExcerptRepo(db).AllBatches(); });
+  EXPECT_TRUE(batches.empty());
+  model_.Then(Items({Item("Lena booked two weeks in Lisbon.", "two weeks in Lisbon in September")}));
+  EXPECT_EQ(Extract().items_added, 1);
+  EXPECT_EQ(Cursor(conv), 5);
+}
+
+TEST_F(ExtractionTest, ASucceededBatchIsNeverSentAgain) {
+  const int64_t conv = Say("trip", kTrip);
+  Extract();
+  ASSERT_TRUE(t_.ns().store().Write([&](store::Database& db) {
+    return store::ExcerptRepo(db).PutCursor({conv, 0, 0});
+  }).ok());
+  const ExtractionOutcome again = Extract();
+  EXPECT_EQ(again.batches_cached, 1);
+  EXPECT_EQ(again.model_calls, 0);
+  EXPECT_EQ(Cursor(conv), 5);
+}
+
+TEST_F(ExtractionTest, AContradictionSupersedesTheOldExcerptReversibly) {
+  Say("home", {"I live in Chengdu, near the university.", "Nice city!", "The hotpot here is the best.", "Agreed."});
+  model_.Then(Items({Item("Lena lives in Chengdu.", "I live in Chengdu, near the university.", 0.9, "home_city")}));
+  Extract();
+  const int64_t old_id = Excerpts().front().id;
+  Say("home", {"Big news: I moved from Chengdu to Beijing last week.", "Wow, how is Beijing?", "Cold, but I like it.",
+               "Glad to hear."});
+  model_.Then(Items({Item("Lena moved to Beijing.", "I moved from Chengdu to Beijing last week.", 0.9, "home_city")}));
+  model_.Then(Judge(1, ExcerptPublicId(old_id), "update"));
+  const ExtractionOutcome out = Extract();
+  EXPECT_EQ(out.items_added, 1);
+  EXPECT_EQ(out.items_superseded, 1);
+  EXPECT_EQ(out.model_calls, 2);
+  EXPECT_THAT(model_.UserText(2), HasSubstr(ExcerptPublicId(old_id) + ": Lena lives in Chengdu."));
+
+  auto active = Excerpts("active");
+  ASSERT_EQ(active.size(), 1u);
+  EXPECT_EQ(active[0].content, "Lena moved to Beijing.");
+  auto old = *memory::Excerpts(t_.ns()).Get(old_id);
+  EXPECT_EQ(old->status, "superseded");
+  EXPECT_EQ(old->superseded_by, active[0].id);
+
+  auto revived = memory::Excerpts(t_.ns()).Revive(old_id, kByOwner);
+  ASSERT_TRUE(revived.ok());
+  EXPECT_EQ(revived->status, "active");
+  EXPECT_FALSE(revived->superseded_by);
+  auto history = *memory::Excerpts(t_.ns()).History(old_id);
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_EQ(history[1].action, "supersede");
+  EXPECT_EQ(history[1].who, "extractor");
+  EXPECT_EQ(json::parse(*history[1].old_values)["status"], "active");
+  EXPECT_EQ(history[2].action, "revive");
+  EXPECT_EQ(json::parse(*history[2].new_values)["status"], "active");
+}
+
+TEST_F(ExtractionTest, TheSameFactAgainIsSeenAgainNotStoredTwice) {
+  config_.extraction.similarity_threshold = 0.3;
+  Say("tea", {"I only drink green tea these days.", "Good choice.", "Sencha mostly.", "Nice."});
+  model_.Then(Items({Item("Lena drinks only green tea.", "I only drink green tea these days.")}));
+  Extract();
+  Say("tea", {"As I said, I only drink green tea now.", "I remember.", "Even at work.", "Consistent!"});
+  // Same content: mechanically the same, no judge call.
+  model_.Then(Items({Item("Lena drinks only green tea.", "I only drink green tea now.")}));
+  ExtractionOutcome out = Extract();
+  EXPECT_EQ(out.items_seen, 1);
+  EXPECT_EQ(out.model_calls, 1);
+  Say("tea", {"Green tea is the only tea for me, honestly.", "Ha.", "Really.", "OK."});
+  model_.Then(Items({Item("Green tea is the only tea Lena drinks.", "Green tea is the only tea for me")}));
+  model_.Then(Judge(1, "x_1", "same"));
+  out = Extract();
+  EXPECT_EQ(out.items_seen, 1) << "the model judged a rewording the same";
+  auto excerpts = Excerpts();
+  ASSERT_EQ(excerpts.size(), 1u);
+  EXPECT_EQ(excerpts[0].seen_count, 3);
+}
+
+TEST_F(ExtractionTest, APinnedExcerptIsNeverSupersededAutomatically) {
+  Say("job", {"I work as a nurse at the city hospital.", "Hard work!", "Night shifts too.", "Respect."});
+  model_.Then(Items({Item("Lena is a nurse.", "I work as a nurse at the city hospital.", 0.9, "job")}));
+  Extract();
+  const int64_t old_id = Excerpts().front().id;
+  ASSERT_TRUE(memory::Excerpts(t_.ns()).SetPinned(old_id, true, kByOwner).ok());
+  Say("job", {"Maybe one day I will become a teacher instead.", "You'd be great.", "We'll see.", "Sure."});
+  model_.Then(Items({Item("Lena works as a teacher.", "I will become a teacher instead", 0.9, "job")}));
+  model_.Then(Judge(1, ExcerptPublicId(old_id), "update"));
+  const ExtractionOutcome out = Extract();
+  EXPECT_EQ(out.items_superseded, 0);
+  EXPECT_EQ(out.items_candidates, 1);
+  EXPECT_EQ((*memory::Excerpts(t_.ns()).Get(old_id))->status, "active");
+  auto candidates = Candidates();
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].reason, "protected_target");
+  EXPECT_EQ(candidates[0].target_id, old_id);
+}
+
+TEST_F(ExtractionTest, LowConfidenceGoesToTheCandidatesQueue) {
+  Say("trip", kTrip);
+  model_.Then(Items({Item("Lena might visit Porto.", "so we visit her on the way back", 0.5),
+                     Item("Lena's sister is Ana.", "My sister Ana lives  in Porto", 0.76)}));
+  const ExtractionOutcome out = Extract();
+  EXPECT_EQ(out.items_candidates, 1);
+  EXPECT_EQ(out.items_added, 1) << "0.76 is not below the threshold";
+  auto candidates = Candidates();
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].reason, "low_confidence");
+  EXPECT_EQ(candidates[0].quote, "so we visit her on the way back");
+}
+
+TEST_F(ExtractionTest, AChineseChatGivesChineseExcerptsQuotingTheMessages) {
+  Say("zh", {"我上周从成都搬到北京了，住在海淀区。", "北京冷不冷？", "还好，就是风很大。我每天早上跑步五公里。", "真厉害！"});
+  model_.Otherwise([](const json& request) {
+    const std::string system = request["messages"][0]["content"];
+    EXPECT_THAT(system, HasSubstr("The conversation is in Chinese: write it in Chinese."));
+    return testing::ScriptedModel::Reply{
+        Items({Item("她搬到了北京海淀区。", "我上周从成都搬到北京了，住在海淀区", 0.9, "home_city"),
+               Item("她每天早上跑步五公里。", "我每天早上跑步五公里。", 0.9, nullptr, "event"),
+               Item("她喜欢北京的风。", "我喜欢北京的风", 0.9)}),
+        0};
+  });
+  const ExtractionOutcome out = Extract();
+  EXPECT_EQ(out.items_added, 2);
+  EXPECT_EQ(out.items_dropped, 1);
+  auto messages = *t_.ns().store().Read([](store::Database& db) {
+    store::MessageRepo repo(db);
+    return repo.MessagesFrom(repo.FindConversation("zh").value()->id, 0);
+  });
+  for (const auto& e : Excerpts()) {
+    EXPECT_EQ(DominantLanguage({{&messages[0], false}}), "Chinese");
+    const auto& source = *std::find_if(messages.begin(), messages.end(), [&](const auto& m) { return m.id == e.source.message_id; });
+    EXPECT_NE(source.text.find(e.quote), std::string::npos) << e.quote;
+    EXPECT_EQ(e.quote, text::SubstrCodePoints(source.text, e.source.span_start, e.source.span_end - e.source.span_start));
+  }
+}
+
+TEST(ParseExtractionReply, ToleratesFencesKeepsFiveAndMapsUnknownTypes) {
+  json items = json::array();
+  for (int i = 0; i < 7; ++i) items.push_back(Item("c" + std::to_string(i), "quote number " + std::to_string(i)));
+  items[0]["type"] = "hobby";
+  items[1].erase("confidence");
+  items[2]["fact_key"] = "  ";
+  auto parsed = ParseExtractionReply("```json\n" + json{{"items", items}}.dump() + "\n```", 5);
+  ASSERT_TRUE(parsed.ok());
+  ASSERT_EQ(parsed->size(), 5u);
+  EXPECT_EQ((*parsed)[0].type, "other");
+  EXPECT_EQ((*parsed)[1].confidence, 0.5);
+  EXPECT_FALSE((*parsed)[2].fact_key);
+  EXPECT_EQ((*parsed)[4].content, "c4");
+}
+
+TEST(ParseExtractionReply, ARepyWithoutTheItemsObjectFails) {
+  EXPECT_FALSE(ParseExtractionReply("", 5).ok());
+  EXPECT_FALSE(ParseExtractionReply("[{\"content\": \"x\"}]", 5).ok());
+  EXPECT_FALSE(ParseExtractionReply("{\"memories\": []}", 5).ok());
+  EXPECT_FALSE(ParseExtractionReply("{\"items\": [", 5).ok());
+  auto empty = ParseExtractionReply("{\"items\": []}", 5);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+}
+
+TEST(ParseExtractionReply, ItemsWithoutContentOrQuoteAreLeftOut) {
+  auto parsed = ParseExtractionReply(R"({"items": [{"content": "x"}, {"quote": "yyyyyyyyyy"}, 3, {"content": "🌸 ok", "quote": "🌸🌸🌸🌸🌸🌸🌸🌸"}]})", 5);
+  ASSERT_TRUE(parsed.ok());
+  ASSERT_EQ(parsed->size(), 1u);
+  EXPECT_EQ((*parsed)[0].content, "🌸 ok");
+}
+
+}  // namespace
+}  // namespace cilia::memory

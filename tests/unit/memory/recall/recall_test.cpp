@@ -1,0 +1,225 @@
+#include "memory/recall/recall.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "testing/test_namespace.h"
+#include "memory/archive/archive.h"
+#include "memory/excerpts/excerpts.h"
+#include "store/window_repo.h"
+
+namespace cilia::memory {
+namespace {
+
+UnixMs At(const char* rfc3339) { return *ParseRfc3339(rfc3339); }
+
+class RecallTest : public ::testing::Test {
+ protected:
+  RecallTest() : t_(At("2026-06-20T12:00:00+08:00")) {}
+
+  void Ingest(const std::string& conv, const std::string& title,
+              std::vector<std::tuple<std::string, std::string, std::string, std::string>> msgs) {
+    ingest::IngestConversation c;
+    c.conversation_id = conv;
+    c.title = title;
+    for (auto& [id, name, text, at] : msgs) {
+      ingest::IngestMessage m;
+      m.id = id;
+      m.role = name == "AI" ? "assistant" : "user";
+      m.name = name;
+      m.content = text;
+      m.created_at_ms = At(at.c_str());
+      c.messages.push_back(std::move(m));
+    }
+    Archive archive(t_.ns());
+    auto out = archive.Store(c);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
+  }
+
+  RecallReply Ask(nlohmann::json body, bool count_access = false) {
+    auto req = ParseRecallRequest(body, t_.ns().tz());
+    EXPECT_TRUE(req.ok()) << req.status().ToString();
+    auto reply = Recall(t_.ns(), *req, count_access);
+    EXPECT_TRUE(reply.ok()) << reply.status().ToString();
+    return *reply;
+  }
+
+  void SetUp() override {
+    Ingest("d01", "五一报名半马", {{"d01-m1", "阿杰", "报上了！6月14号那个天府锦江半马，名额五分钟就没了。", "2026-05-01T23:38:00+08:00"},
+                                    {"d01-m2", "AI", "恭喜抢到名额！这是你第一次跑半马吗？", "2026-05-01T23:38:07+08:00"}});
+    Ingest("trip", "", {{"D1:3", "Caroline", "I went to a LGBTQ support group yesterday and it was so powerful.", "2026-06-10T13:56:00Z"},
+                        {"D1:4", "Melanie", "Wow, that's cool! What happened there?", "2026-06-10T13:57:00Z"}});
+    Ingest("wifi", "home", {{"w1", "阿杰", "家里wifi密码是 Kiwi-2048，别告诉别人。", "2026-06-18T09:00:00+08:00"}});
+  }
+
+  testing::TestNamespace t_;
+};
+
+TEST_F(RecallTest, FindsAnEnglishFactWithHeaderSpeakersAndCallerIds) {
+  RecallReply r = Ask({{"query", "when did she go to the support group"}});
+  ASSERT_FALSE(r.results.empty());
+  const RecallResult& top = r.results[0];
+  EXPECT_EQ(top.layer, "archive");
+  EXPECT_EQ(top.conversation_id, "trip");
+  EXPECT_EQ(top.message_ids, (std::vector<std::string>{"D1:3", "D1:4"}));
+  EXPECT_EQ(top.created_at, At("2026-06-10T13:56:00Z"));
+  EXPECT_EQ(top.text,
+            "[2026-06-10 · trip]\nCaroline: I went to a LGBTQ support group yesterday and it was so powerful.\n"
+            "Melanie: Wow, that's cool! What happened there?");
+  EXPECT_EQ(top.id.rfind("w_", 0), 0u);
+}
+
+TEST_F(RecallTest, FindsAChineseFactByAWordOfIt) {
+  RecallReply r = Ask({{"query", "我报的半马是哪天"}});
+  ASSERT_FALSE(r.results.empty());
+  EXPECT_EQ(r.results[0].conversation_id, "d01");
+  EXPECT_EQ(r.results[0].text.rfind("[2026-05-01 · 五一报名半马]\n阿杰: 报上了！", 0), 0u);
+}
+
+TEST_F(RecallTest, ExactFindsShortChineseAndVerbatimStrings) {
+  RecallReply two = Ask({{"query", "密码"}, {"exact", true}});
+  ASSERT_EQ(two.results.size(), 1u);
+  EXPECT_EQ(two.results[0].conversation_id, "wifi");
+  RecallReply code = Ask({{"query", "kiwi-2048"}, {"exact", true}});
+  ASSERT_EQ(code.results.size(), 1u);
+  EXPECT_TRUE(Ask({{"query", "Kiwi-2049"}, {"exact", true}}).results.empty());
+}
+
+TEST_F(RecallTest, DateBoundsAndConversationFilter) {
+  EXPECT_TRUE(Ask({{"query", "半马"}, {"after", "2026-05-02"}}).results.empty());
+  EXPECT_EQ(Ask({{"query", "半马"}, {"before", "2026-05-01"}}).results.size(), 1u);
+  EXPECT_TRUE(Ask({{"query", "半马"}, {"conversation_id", "trip"}}).results.empty());
+  EXPECT_TRUE(Ask({{"query", "半马"}, {"conversation_id", "no-such"}}).results.empty());
+}
+
+TEST_F(RecallTest, NarrowAndBroadDateFiltersKeepExactlyTheWindowsTheyAllow) {
+  // A kiwi note a day from April 1 to May 10: one day's windows are listed,
+  // a month's are tested one by one against the catalogue.
+  for (int d = 0; d < 40; ++d) {
+    const std::string day = d < 30 ? fmt::format("2026-04-{:02}", d + 1) : fmt::format("2026-05-{:02}", d - 29);
+    Ingest("day-" + day, "", {{"k" + day, "阿杰", "kiwi note of " + day, day + "T12:00:00+08:00"}});
+  }
+  RecallReply one = Ask({{"query", "kiwi note"}, {"after", "2026-04-10"}, {"before", "2026-04-10"}});
+  ASSERT_EQ(one.results.size(), 1u);
+  EXPECT_EQ(one.results[0].conversation_id, "day-2026-04-10");
+
+  RecallReply month = Ask({{"query", "kiwi note"}, {"after", "2026-04-05"}, {"before", "2026-05-04"}, {"limit", 40}});
+  EXPECT_EQ(month.results.size(), 30u);
+  for (const auto& r : month.results) {
+    EXPECT_GE(r.created_at, At("2026-04-05T00:00:00+08:00")) << r.conversation_id;
+    EXPECT_LE(r.created_at, At("2026-05-04T23:59:59.999+08:00")) << r.conversation_id;
+  }
+  EXPECT_TRUE(Ask({{"query", "kiwi note"}, {"after", "2026-05-11"}, {"before", "2026-05-31"}}).results.empty());
+}
+
+TEST_F(RecallTest, TimeWordsBecomeADateFilter) {
+  // Asked on 2026-06-11 (Shanghai): "yesterday" is 2026-06-10, the support group day.
+  RecallReply r = Ask({{"query", "what did we talk about yesterday"}, {"now", "2026-06-11T10:00:00+08:00"}});
+  ASSERT_FALSE(r.results.empty());
+  for (const auto& res : r.results) EXPECT_EQ(res.conversation_id, "trip");
+  RecallReply none = Ask({{"query", "半马 yesterday"}, {"now", "2026-06-11T10:00:00+08:00"}});
+  for (const auto& res : none.results) EXPECT_NE(res.conversation_id, "d01");
+}
+
+TEST_F(RecallTest, ANamedDayAlsoReachesTheDaysItIsToldOn) {
+  // The run of June 11 is told the next morning; a week later is too far.
+  Ingest("told", "", {{"t1", "阿杰", "昨天早上跑了18公里，配速5分50。", "2026-06-12T08:20:00+08:00"}});
+  Ingest("late", "", {{"l1", "阿杰", "上周那次18公里其实跑得很累。", "2026-06-18T08:20:00+08:00"}});
+  RecallReply r = Ask({{"query", "6月11日那次长距离跑了多少公里"}, {"now", "2026-06-20T10:00:00+08:00"}});
+  ASSERT_FALSE(r.results.empty());
+  EXPECT_EQ(r.results[0].conversation_id, "told");
+  for (const auto& res : r.results) EXPECT_NE(res.conversation_id, "late");
+}
+
+TEST_F(RecallTest, AtMostTwoWindowsPerConversationAndDayUnlessOneConversationIsAsked) {
+  std::vector<std::tuple<std::string, std::string, std::string, std::string>> msgs;
+  for (int i = 0; i < 6; ++i) {
+    msgs.emplace_back("k" + std::to_string(i), "阿杰",
+                      "kiwi note " + std::to_string(i) + ": " + std::string(400, 'a' + i) + ".",
+                      "2026-06-19T1" + std::to_string(i) + ":00:00+08:00");
+  }
+  Ingest("kiwis", "", msgs);
+  RecallReply capped = Ask({{"query", "kiwi"}, {"limit", 10}});
+  int from_kiwis = 0;
+  for (const auto& r : capped.results) from_kiwis += r.conversation_id == "kiwis";
+  EXPECT_EQ(from_kiwis, 2);
+  RecallReply one = Ask({{"query", "kiwi"}, {"limit", 10}, {"conversation_id", "kiwis"}});
+  EXPECT_GT(one.results.size(), 2u);
+}
+
+TEST_F(RecallTest, OverlappingWindowsAreMergedIntoOneResult) {
+  // Three ~300-character messages make two windows sharing the middle one.
+  std::string pad(280, 'z');
+  Ingest("merge", "", {{"a", "A", "first marmalade part " + pad + ".", "2026-06-19T10:00:00+08:00"},
+                       {"b", "B", "middle marmalade part " + pad + ".", "2026-06-19T10:01:00+08:00"},
+                       {"c", "A", "last marmalade part " + pad + ".", "2026-06-19T10:02:00+08:00"}});
+  RecallReply r = Ask({{"query", "marmalade"}, {"conversation_id", "merge"}});
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_EQ(r.results[0].message_ids, (std::vector<std::string>{"a", "b", "c"}));
+  // The shared middle segment appears once.
+  const std::string& text = r.results[0].text;
+  EXPECT_EQ(text.find("middle marmalade"), text.rfind("middle marmalade"));
+}
+
+TEST_F(RecallTest, RecallCountsAccessSearchDoesNot) {
+  auto access = [&] {
+    int64_t total = 0;
+    for (const auto& r : Ask({{"query", "support group"}}).results) {
+      total += t_.ns().GetWindowMeta(std::stoll(r.id.substr(2)))->access_count;
+    }
+    return total;
+  };
+  EXPECT_EQ(access(), 0);
+  Ask({{"query", "support group"}}, /*count_access=*/false);
+  EXPECT_EQ(access(), 0);
+  Ask({{"query", "support group"}}, /*count_access=*/true);
+  EXPECT_GT(access(), 0);
+}
+
+TEST(ParseRecallRequest, NamesTheBadField) {
+  TimeZone tz = TimeZone::Utc();
+  auto code = [&](nlohmann::json j) { return ParseRecallRequest(j, tz).status().message(); };
+  EXPECT_EQ(code({{"limit", 5}}).rfind("query", 0), 0u);
+  EXPECT_EQ(code({{"query", "  "}}).rfind("query", 0), 0u);
+  EXPECT_EQ(code({{"query", "x"}, {"limit", 1000}}).rfind("limit", 0), 0u);
+  EXPECT_EQ(code({{"query", "x"}, {"limit", "5"}}).rfind("limit", 0), 0u);
+  EXPECT_EQ(code({{"query", "x"}, {"after", "yesterday"}}).rfind("after", 0), 0u);
+  EXPECT_EQ(code({{"query", "x"}, {"now", "soon"}}).rfind("now", 0), 0u);
+  EXPECT_EQ(code({{"query", "x"}, {"exact", "yes"}}).rfind("exact", 0), 0u);
+  EXPECT_EQ(code({{"query", "x"}, {"after", "2023-06-01"}, {"before", "2023-05-01"}}).rfind("after", 0), 0u);
+  auto ok = ParseRecallRequest({{"query", "x"}, {"before", "2023-05-01"}}, tz);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(*ok->before, At("2023-05-01T23:59:59.999Z"));
+}
+
+}  // namespace
+}  // namespace cilia::memory
+
+namespace cilia::memory {
+namespace {
+
+TEST_F(RecallTest, AnExcerptAnswersBesideTheWindowsAndCountsAsRecalled) {
+  NewExcerpt item;
+  item.content = "阿杰家的wifi密码是 Kiwi-2048";
+  item.quote = "家里wifi密码是 Kiwi-2048";
+  item.conversation_id = "wifi";
+  item.message_id = "w1";
+  item.type = "fact";
+  auto created = Excerpts(t_.ns()).Create(item, "owner");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+
+  RecallReply r = Ask({{"query", "wifi密码"}}, /*count_access=*/true);
+  const auto excerpt = std::find_if(r.results.begin(), r.results.end(), [](const RecallResult& x) { return x.layer == "excerpt"; });
+  ASSERT_NE(excerpt, r.results.end());
+  EXPECT_EQ(excerpt->conversation_id, "wifi");
+  EXPECT_EQ(excerpt->message_ids, std::vector<std::string>{"w1"});
+  EXPECT_NE(excerpt->text.find("Kiwi-2048"), std::string::npos);
+  EXPECT_TRUE(std::any_of(r.results.begin(), r.results.end(), [](const RecallResult& x) { return x.layer == "archive"; }));
+  auto after = Excerpts(t_.ns()).Get(created->id);
+  ASSERT_TRUE(after.ok() && after->has_value());
+  EXPECT_EQ((*after)->access_count, 1);
+}
+
+}  // namespace
+}  // namespace cilia::memory

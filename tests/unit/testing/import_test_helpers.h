@@ -1,0 +1,35 @@
+// Small helpers shared by the importer tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ingest/ingest_request.h"
+
+namespace cilia::ingest::testing {
+
+inline std::string ImportFixture(const std::string& name) { return std::string(CILIA_FIXTURES) + "/import/" + name; }
+
+// Writes `contents` to a fresh file under the test temp dir and returns its path.
+inline std::string WriteTempFile(const std::string& name, const std::string& contents) {
+  std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << contents;
+  return path;
+}
+
+inline std::vector<std::string> MessageIds(const ingest::IngestConversation& conversation) {
+  std::vector<std::string> ids;
+  for (const ingest::IngestMessage& message : conversation.messages) ids.push_back(message.id);
+  return ids;
+}
+
+inline std::vector<std::string> MessageRoles(const ingest::IngestConversation& conversation) {
+  std::vector<std::string> roles;
+  for (const ingest::IngestMessage& message : conversation.messages) roles.push_back(message.role);
+  return roles;
+}
+
+}  // namespace cilia::ingest::testing
