@@ -185,7 +185,7 @@ Result<IngestOutcome> Archive::StoreOne(store::Database& db, const ingest::Inges
     rec.role = m.role;
     rec.name = m.name;
     rec.content = std::move(content_json);
-    rec.text = ContentText(content);
+    rec.text = ingest::ContentText(content);
     rec.content_hash = std::move(hash);
     rec.created_at = m.created_at_ms.value_or(now);
     rec.stored_at = now;
