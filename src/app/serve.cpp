@@ -22,6 +22,7 @@
 #include "api/server.h"
 #include "app/commands.h"
 #include "core/data_dir_lock.h"
+#include "core/executor.h"
 #include "core/log.h"
 #include "gateway/chat_service.h"
 #include "memory/upkeep/jobs.h"
@@ -35,6 +36,8 @@ namespace {
 // How long requests in flight may take to finish after a stop signal. Idle
 // keep-alive connections close within server.keep_alive_timeout_s.
 constexpr std::chrono::seconds kShutdownGrace{5};
+// The indexer and the job scheduler each hold an executor worker.
+constexpr size_t kLoopWorkers = 2;
 
 // Blocks SIGINT and SIGTERM in this thread and every thread started after it,
 // so that they are taken only by sigwait below, never by a handler running
@@ -85,6 +88,10 @@ int RunServe(const CommandLine& command_line) {
   }
   auto registry = memory::Registry::Open(*config);
   if (!registry.ok()) return ExitWithError(registry.status(), kExitFailure);
+  // All background work runs here: the indexer and the scheduler hold one
+  // worker each for as long as serve runs; the rest is per request.
+  Executor executor(static_cast<size_t>(config->server.threads) + kLoopWorkers,
+                    static_cast<size_t>(config->server.threads));
 
   // Declared before the server, so that it outlives every request: its
   // destructor waits for streams and summaries still running.
@@ -101,8 +108,13 @@ int RunServe(const CommandLine& command_line) {
   api::RegisterJobRoutes(server, **registry);
   api::RegisterChatRoutes(server, chat, (*registry)->config());
   memory::Scheduler jobs(**registry);
-  (*registry)->StartBackground();
-  jobs.Start();
+  if (Status started = (*registry)->StartBackground(executor); !started.ok()) {
+    return ExitWithError(started, kExitFailure);
+  }
+  if (Status started = jobs.Start(executor); !started.ok()) {
+    (*registry)->Stop();
+    return ExitWithError(started, kExitFailure);
+  }
   auto port = server.Start(*address);
   if (!port.ok()) {
     jobs.Stop();

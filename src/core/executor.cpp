@@ -6,6 +6,7 @@ namespace cilia {
 
 Executor::Executor(size_t threads, size_t max_queued) : max_queued_(max_queued) {
   threads = std::max<size_t>(threads, 1);
+  free_ = threads;
   workers_.reserve(threads);
   for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
@@ -22,7 +23,7 @@ Executor::~Executor() {
 bool Executor::Post(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ || queue_.size() >= max_queued_) return false;
+    if (stopping_ || queue_.size() >= max_queued_ + free_) return false;
     queue_.push_back(std::move(task));
   }
   wake_.notify_one();
@@ -44,10 +45,13 @@ void Executor::WorkerLoop() {
       if (queue_.empty()) return;
       task = std::move(queue_.front());
       queue_.pop_front();
+      --free_;
     }
     busy_.fetch_add(1, std::memory_order_relaxed);
     task();
     busy_.fetch_sub(1, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(mu_);
+    ++free_;
   }
 }
 

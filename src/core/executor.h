@@ -30,7 +30,8 @@ namespace cilia {
 
 class Executor {
  public:
-  // `threads` workers (at least one); at most `max_queued` tasks wait.
+  // `threads` workers (at least one); at most `max_queued` tasks wait for
+  // a worker beyond those that idle workers are about to take.
   Executor(size_t threads, size_t max_queued);
   // Runs what is queued, then joins the workers.
   ~Executor();
@@ -44,6 +45,10 @@ class Executor {
   class Joined;
   template <typename Work>
   Joined<std::decay_t<Work>> Beside(Work&& work);
+  // Like Beside, but empty when no worker can take the work, for work that
+  // must run in the background or not at all (the indexer's loop).
+  template <typename Work>
+  std::optional<Joined<std::decay_t<Work>>> TryBeside(Work&& work);
 
   size_t threads() const { return workers_.size(); }
   // Tasks waiting for a worker, and workers busy: for /metrics.
@@ -58,6 +63,7 @@ class Executor {
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_ CILIA_GUARDED_BY(mu_);
   bool stopping_ CILIA_GUARDED_BY(mu_) = false;
+  size_t free_ CILIA_GUARDED_BY(mu_) = 0;  // workers not running a task
   std::atomic<size_t> busy_{0};
   std::vector<std::thread> workers_;
 };
@@ -130,6 +136,14 @@ Executor::Joined<std::decay_t<Work>> Executor::Beside(Work&& work) {
   auto state = std::make_shared<typename J::State>(std::forward<Work>(work));
   // When the queue is full the caller runs the work itself on `get()`.
   Post([state] { state->RunIfUnclaimed(); });
+  return J(std::move(state));
+}
+
+template <typename Work>
+std::optional<Executor::Joined<std::decay_t<Work>>> Executor::TryBeside(Work&& work) {
+  using J = Joined<std::decay_t<Work>>;
+  auto state = std::make_shared<typename J::State>(std::forward<Work>(work));
+  if (!Post([state] { state->RunIfUnclaimed(); })) return std::nullopt;
   return J(std::move(state));
 }
 

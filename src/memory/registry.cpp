@@ -75,14 +75,17 @@ void Registry::ScheduleIndexing(const std::string& ns, int64_t conversation_id) 
   queue_cv_.notify_one();
 }
 
-void Registry::StartBackground() {
-  if (worker_.joinable()) return;
+Status Registry::StartBackground(Executor& executor) {
+  if (worker_) return Status::Ok();
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
     stopping_ = false;
     catch_up_ = true;
   }
-  worker_ = std::thread([this] { BackgroundLoop(); });
+  auto started = executor.TryBeside(std::function<void()>([this] { BackgroundLoop(); }));
+  if (!started) return Status::Busy("no worker free for the background indexer");
+  worker_.emplace(std::move(*started));
+  return Status::Ok();
 }
 
 void Registry::Stop() {
@@ -91,7 +94,10 @@ void Registry::Stop() {
     stopping_ = true;
   }
   queue_cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  if (worker_) {
+    worker_->get();
+    worker_.reset();
+  }
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [name, ns] : open_) {
     Status st = ns->SaveVectorCache();

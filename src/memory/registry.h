@@ -5,16 +5,18 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/config.h"
+#include "core/executor.h"
 #include "core/status.h"
 #include "core/time.h"
 #include "embed/embedder.h"
@@ -35,8 +37,9 @@ class Registry {
   // Asks the background indexer to window a conversation soon.
   void ScheduleIndexing(const std::string& ns, int64_t conversation_id);
   // Indexes every pending conversation of every namespace and embeds
-  // windows that lack a vector of the current embedder, in the background.
-  void StartBackground();
+  // windows that lack a vector of the current embedder, in the background,
+  // on one of `executor`'s workers, which it holds until Stop().
+  Status StartBackground(Executor& executor);
   void Stop();
 
   const Config& config() const { return config_; }
@@ -60,7 +63,7 @@ class Registry {
   std::deque<std::pair<std::string, int64_t>> queue_;
   bool stopping_ = false;
   bool catch_up_ = false;
-  std::thread worker_;
+  std::optional<Executor::Joined<std::function<void()>>> worker_;
 };
 
 // Whether a namespace name is allowed: [a-z0-9][a-z0-9_-]{0,63}.

@@ -155,10 +155,10 @@ Scheduler::Scheduler(Registry& registry, const Clock& clock)
 
 Scheduler::~Scheduler() { Stop(); }
 
-void Scheduler::Start() {
+Status Scheduler::Start(Executor& executor) {
   if (!registry_.config().jobs.enabled) {
     LogInfo("background jobs are off (jobs.enabled = false)");
-    return;
+    return Status::Ok();
   }
   for (const std::string& name : registry_.Names()) {
     auto ns = registry_.Get(name);
@@ -169,9 +169,12 @@ void Scheduler::Start() {
     if (!marked.ok()) LogWarn("job runs of namespace {}: {}", name, marked.status().ToString());
   }
   std::lock_guard<std::mutex> lock(mu_);
-  if (thread_.joinable()) return;
+  if (loop_) return Status::Ok();
   stopping_ = false;
-  thread_ = std::thread([this] { Loop(); });
+  auto started = executor.TryBeside(std::function<void()>([this] { Loop(); }));
+  if (!started) return Status::Busy("no worker free for the job scheduler");
+  loop_.emplace(std::move(*started));
+  return Status::Ok();
 }
 
 void Scheduler::Stop() {
@@ -180,7 +183,10 @@ void Scheduler::Stop() {
     stopping_ = true;
   }
   wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (loop_) {
+    loop_->get();
+    loop_.reset();
+  }
 }
 
 void Scheduler::Loop() {

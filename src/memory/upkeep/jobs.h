@@ -17,11 +17,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/config.h"
+#include "core/executor.h"
 #include "core/status.h"
 #include "memory/namespace.h"
 #include "memory/registry.h"
@@ -86,8 +86,9 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Marks runs a previous process left "running" as failed, then starts the
-  // thread. Does nothing when jobs.enabled is false.
-  void Start();
+  // loop on one of `executor`'s workers, which it holds until Stop(). Does
+  // nothing when jobs.enabled is false.
+  Status Start(Executor& executor);
   // Stops after the job in progress (if any) ends; waits for it.
   void Stop();
 
@@ -104,7 +105,7 @@ class Scheduler {
   std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  std::thread thread_;
+  std::optional<Executor::Joined<std::function<void()>>> loop_;
 };
 
 }  // namespace cilia::memory

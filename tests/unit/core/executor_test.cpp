@@ -49,6 +49,18 @@ TEST(ExecutorTest, BesideRunsOnTheCallerWhenNoWorkerIsFree) {
   blocker.get();
 }
 
+TEST(ExecutorTest, TryBesideSaysWhenNoWorkerCanTakeTheWork) {
+  Executor executor(1, 0);
+  std::promise<void> release;
+  std::promise<void> started;
+  auto blocker = executor.TryBeside([&] { started.set_value(); release.get_future().wait(); });
+  ASSERT_TRUE(blocker.has_value());
+  started.get_future().wait();
+  EXPECT_FALSE(executor.TryBeside([] {}).has_value());
+  release.set_value();
+  blocker->get();
+}
+
 TEST(ExecutorTest, AJoinedThatGoesOutOfScopeWaitsForItsWork) {
   Executor executor(2, 8);
   std::atomic<bool> finished{false};

@@ -3,8 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "text/utf8.h"
-
 namespace cilia::json {
 namespace {
 
@@ -74,7 +72,7 @@ TEST(ParseJsonText, RejectsInvalidUtf8WithAReadableMessage) {
   Result<json> parsed = ParseJsonText("{\"a\": \"ok \xff\"}");
   ASSERT_FALSE(parsed.ok());
   EXPECT_THAT(parsed.status().message(), HasSubstr("UTF-8"));
-  EXPECT_TRUE(text::IsValidUtf8(parsed.status().message()));
+  EXPECT_EQ(parsed.status().message().find('\xff'), std::string::npos);  // the bad byte is not echoed
 }
 
 TEST(ParseJsonText, NumbersLinesFromTheGivenFirstLine) {

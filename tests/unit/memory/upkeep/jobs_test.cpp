@@ -142,8 +142,9 @@ TEST_F(SchedulerTest, StartMarksRunsAnEarlierProcessLeftRunning) {
     return store::JobRunRepo(db).Start("nightly", "default", "schedule", 1);
   });
   ASSERT_TRUE(left.ok());
+  Executor executor(1, 1);
   Scheduler scheduler(*registry_, clock_);
-  scheduler.Start();
+  ASSERT_TRUE(scheduler.Start(executor).ok());
   scheduler.Stop();
   // The scheduler's thread may have run jobs of its own by now: look at that run.
   auto runs = ns().store().Read([](store::Database& db) { return store::JobRunRepo(db).List("nightly", std::nullopt, 100); });
