@@ -1,0 +1,166 @@
+#include "api/mcp/tool_support.h"
+
+#include <fmt/format.h>
+
+#include "memory/excerpts/excerpts.h"
+
+namespace cilia::api::mcp {
+
+namespace {
+
+using nlohmann::json;
+
+std::string DateOf(const json& time) {
+  return time.is_string() ? time.get<std::string>().substr(0, 10) : std::string("undated");
+}
+
+const json kNullableString = {"string", "null"};
+
+}  // namespace
+
+json ObjectSchema(json properties, std::initializer_list<const char*> required) {
+  json names = json::array();
+  for (const char* name : required) names.push_back(name);
+  return {{"type", "object"},
+          {"properties", std::move(properties)},
+          {"required", std::move(names)},
+          {"additionalProperties", false}};
+}
+
+json Field(json type, std::string description) {
+  return {{"type", std::move(type)}, {"description", std::move(description)}};
+}
+
+json Field(json type, std::string description, json keywords) {
+  json field = Field(std::move(type), std::move(description));
+  field.update(keywords);
+  return field;
+}
+
+json MemoryObjectSchema() {
+  json schema = {{"type", "object"},
+                 {"properties",
+                  {{"id", {{"type", "string"}}},
+                   {"content", {{"type", "string"}}},
+                   {"quote", {{"type", "string"}}},
+                   {"conversation_id", {{"type", "string"}}},
+                   {"message_ids", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                   {"type", {{"type", "string"}}},
+                   {"fact_key", {{"type", kNullableString}}},
+                   {"status", {{"type", "string"}, {"enum", {"active", "superseded", "archived"}}}},
+                   {"superseded_by", {{"type", kNullableString}}},
+                   {"confidence", {{"type", "number"}}},
+                   {"importance", {{"type", "number"}}},
+                   {"pinned", {{"type", "boolean"}}},
+                   {"author", {{"type", "string"}}},
+                   {"said_at", {{"type", kNullableString}}},
+                   {"created_at", {{"type", kNullableString}}}}},
+                 {"required", {"id", "content", "quote", "conversation_id", "message_ids", "status"}}};
+  return schema;
+}
+
+json CandidateObjectSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"id", {{"type", "string"}}},
+            {"content", {{"type", "string"}}},
+            {"quote", {{"type", "string"}}},
+            {"conversation_id", {{"type", "string"}}},
+            {"message_ids", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+            {"reason", {{"type", kNullableString}}},
+            {"target_id", {{"type", kNullableString}}},
+            {"status", {{"type", "string"}}},
+            {"result_id", {{"type", kNullableString}}}}},
+          {"required", {"id", "content", "quote", "status"}}};
+}
+
+json RecallReplySchema() {
+  json result = {{"type", "object"},
+                 {"properties",
+                  {{"layer", {{"type", "string"}, {"enum", {"archive", "excerpt"}}}},
+                   {"id", {{"type", "string"}}},
+                   {"conversation_id", {{"type", "string"}}},
+                   {"message_ids", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                   {"created_at", {{"type", "string"}}},
+                   {"text", {{"type", "string"}}},
+                   {"score", {{"type", "number"}}}}},
+                 {"required", {"layer", "id", "conversation_id", "message_ids", "created_at", "text"}}};
+  return {{"type", "object"},
+          {"properties", {{"results", {{"type", "array"}, {"items", std::move(result)}}}, {"took_ms", {{"type", "number"}}}}},
+          {"required", {"results"}}};
+}
+
+std::string StringArg(const json& arguments, const char* name, std::string fallback) {
+  auto it = arguments.find(name);
+  return it != arguments.end() && it->is_string() ? it->get<std::string>() : std::move(fallback);
+}
+
+Result<int64_t> MemoryIdArg(const json& arguments, const char* field) {
+  const std::string id = StringArg(arguments, field);
+  if (auto parsed = memory::ParseExcerptId(id)) return *parsed;
+  return Status::NotFound(fmt::format("{}: no memory \"{}\" (memory ids look like x_12)", field, id));
+}
+
+Result<store::PageRequest> PageArgs(const json& arguments, int fallback) {
+  store::PageRequest page;
+  page.limit = arguments.value("limit", fallback);
+  const std::string cursor = StringArg(arguments, "cursor");
+  if (cursor.empty()) return page;
+  int64_t before = 0;
+  for (char c : cursor) {
+    if (c < '0' || c > '9' || before > (INT64_MAX - 9) / 10) {
+      return Status::InvalidArgument("cursor: not a cursor this tool gave (pass next_cursor of the page before)");
+    }
+    before = before * 10 + (c - '0');
+  }
+  page.before_id = before;
+  return page;
+}
+
+json NextCursor(size_t returned, const store::PageRequest& page, int64_t last_id) {
+  return returned == static_cast<size_t>(page.limit) ? json(std::to_string(last_id)) : json(nullptr);
+}
+
+std::string MemoryText(const json& m) {
+  std::string traits = m.value("type", "other");
+  if (m.contains("fact_key") && m["fact_key"].is_string()) traits += ", fact_key " + m["fact_key"].get<std::string>();
+  traits += ", " + m.value("status", "active");
+  if (m.value("pinned", false)) traits += ", pinned";
+  if (m.value("author", "") == "owner") traits += ", by the owner";
+  return fmt::format("{} — \"{}\" ({}, {}) · {} · {}", m.value("content", ""), m.value("quote", ""),
+                     DateOf(m.value("said_at", json())), m.value("conversation_id", ""), traits, m.value("id", ""));
+}
+
+std::string CandidateText(const json& c) {
+  std::string reason = c.contains("reason") && c["reason"].is_string() ? c["reason"].get<std::string>() : "";
+  return fmt::format("{} — \"{}\" ({}, {}) · {}{} · {}", c.value("content", ""), c.value("quote", ""),
+                     c.contains("date") && c["date"].is_string() ? c["date"].get<std::string>() : "undated",
+                     c.value("conversation_id", ""), c.value("status", ""),
+                     reason.empty() ? "" : ", " + reason, c.value("id", ""));
+}
+
+std::string RecallText(const json& reply, const std::string& query) {
+  const json& results = reply["results"];
+  if (results.empty()) {
+    return fmt::format("Nothing stored matches \"{}\". Try other words, a wider after/before range, or exact: false.",
+                       query);
+  }
+  std::string out = fmt::format("{} passage{} for \"{}\", best first:\n", results.size(), results.size() == 1 ? "" : "s",
+                                query);
+  for (const json& r : results) {
+    std::vector<std::string> ids;
+    for (const json& id : r["message_ids"]) ids.push_back(id.get<std::string>());
+    out += fmt::format("\n{}\n({} · {} · messages {})\n", r.value("text", ""), r.value("id", ""),
+                       r.value("conversation_id", ""), fmt::join(ids, ", "));
+  }
+  return out;
+}
+
+std::string ListText(const json& items, std::string (*line)(const json&), const std::string& empty) {
+  if (items.empty()) return empty;
+  std::string out;
+  for (const json& item : items) out += "- " + line(item) + "\n";
+  return out;
+}
+
+}  // namespace cilia::api::mcp
