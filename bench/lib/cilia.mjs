@@ -6,7 +6,7 @@ import { request, startServer } from '../../tests/e2e/lib/server.mjs';
 export async function openCilia({ url, key, dataDir, startTimeoutMs = 120_000 } = {}) {
   if (url) {
     const base = url.replace(/\/$/, '');
-    return { url: base, pid: null, api: (path, options = {}) => request(base, path, { key, ...options }), stop: async () => {} };
+    return { url: base, key, pid: null, api: (path, options = {}) => request(base, path, { key, ...options }), stop: async () => {} };
   }
   // Retrieval and index knobs from the caller's environment reach the server,
   // so that weights can be tuned without editing anything.
@@ -14,7 +14,7 @@ export async function openCilia({ url, key, dataDir, startTimeoutMs = 120_000 } 
     Object.entries(process.env).filter(([name]) => /^CILIA_(RETRIEVAL|INDEX|EMBEDDING)_/.test(name)),
   );
   const server = await startServer({ dataDir, startTimeoutMs, env });
-  return { url: server.url, pid: server.pid, api: server.api, stop: () => server.stop() };
+  return { url: server.url, key: server.key, pid: server.pid, api: server.api, stop: () => server.stop() };
 }
 
 // Posts each conversation in requests of at most `batch` messages, with ?sync=true.
