@@ -4,6 +4,7 @@
 
 #include "api/route_support.h"
 #include "memory/excerpts/excerpts.h"
+#include "memory/excerpts/own_words.h"
 
 namespace cilia::api {
 
@@ -86,11 +87,17 @@ void RegisterExcerptRoutes(ApiServer& server, memory::Registry& registry) {
                 [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
                   auto body = ParseJsonBody(req);
                   if (!body.ok()) return ReplyError(res, body.status());
-                  auto item = memory::ParseNewExcerpt(*body);
-                  if (!item.ok()) return ReplyError(res, item.status());
                   auto ns = registry.Get(who.name_space);
                   if (!ns.ok()) return ReplyError(res, ns.status());
-                  auto upserted = memory::Excerpts(**ns).Upsert(*item, AuthorOf(who));
+                  // Without a quote, the words are stored as a note first (memory/excerpts/own_words.h).
+                  const bool admin = (who.scopes & ScopeBit(Scope::kAdmin)) != 0;
+                  auto upserted = [&]() -> Result<memory::Excerpts::Upserted> {
+                    if (memory::IsInOwnWords(*body)) {
+                      return memory::UpsertInOwnWords(**ns, *body, AuthorOf(who), {admin ? "owner" : "api", AuthorOf(who)});
+                    }
+                    CILIA_ASSIGN_OR_RETURN(memory::NewExcerpt item, memory::ParseNewExcerpt(*body));
+                    return memory::Excerpts(**ns).Upsert(item, AuthorOf(who));
+                  }();
                   if (!upserted.ok()) return ReplyError(res, upserted.status());
                   auto memory = MemoryJson(**ns, upserted->excerpt);
                   if (!memory.ok()) return ReplyError(res, memory.status());

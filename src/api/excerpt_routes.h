@@ -4,7 +4,8 @@
 //          status is active (default), superseded, archived or all
 //   POST   /v1/memories            (memory:write) a new excerpt; with a fact_key
 //          held by an active excerpt, that one is updated -> {"memory", "created"}
-//          (201 when created)
+//          (201 when created); without a quote, the content is first stored as a
+//          note message that the excerpt quotes (source owner for an admin key)
 //   GET    /v1/memories/{id}       (memory:read)
 //   PATCH  /v1/memories/{id}       (memory:write) content, quote, type, fact_key,
 //          confidence, importance, valid_from, valid_to

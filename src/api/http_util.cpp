@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "api/mcp/jsonrpc.h"
 #include "text/utf8.h"
 
 namespace cilia::api {
@@ -77,7 +78,10 @@ void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body) {
 
 void ReplyError(httplib::Response& res, const Status& status, ErrorStyle style) {
   nlohmann::json body;
-  if (style == ErrorStyle::kAnthropic) {
+  if (status.code() == Code::kUnauthenticated) res.set_header("WWW-Authenticate", "Bearer realm=\"cilia\"");
+  if (style == ErrorStyle::kJsonRpc) {
+    body = mcp::ErrorResponse(nullptr, {mcp::RpcCodeFor(status.code()), status.message(), nullptr});
+  } else if (style == ErrorStyle::kAnthropic) {
     body = {{"type", "error"}, {"error", {{"type", AnthropicErrorType(status.code())}, {"message", status.message()}}}};
   } else {
     body = {{"error",

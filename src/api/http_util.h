@@ -10,7 +10,8 @@
 
 namespace cilia::api {
 
-enum class ErrorStyle { kOpenAI, kAnthropic };
+// kJsonRpc: /mcp, {"jsonrpc": "2.0", "id": null, "error": {"code", "message"}}.
+enum class ErrorStyle { kOpenAI, kAnthropic, kJsonRpc };
 
 // InvalidArgument 400, Unauthenticated 401, PermissionDenied 403, NotFound
 // 404, Conflict 409, TooLarge 413, Busy 503, Unavailable 502, Timeout 504,
@@ -24,7 +25,8 @@ Code CodeForHttpStatus(int http_status);
 void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body);
 
 // OpenAI: {"error":{"message","type","code"}} with code = CodeName;
-// Anthropic: {"type":"error","error":{"type","message"}}.
+// Anthropic: {"type":"error","error":{"type","message"}}; JSON-RPC as above.
+// A 401 also says how to authenticate (WWW-Authenticate: Bearer).
 void ReplyError(httplib::Response& res, const Status& status, ErrorStyle style = ErrorStyle::kOpenAI);
 
 // The request body as JSON. An empty body, invalid UTF-8 or invalid JSON is

@@ -16,6 +16,7 @@
 #include "api/glossary_routes.h"
 #include "api/job_routes.h"
 #include "api/key_routes.h"
+#include "api/mcp/mcp_routes.h"
 #include "api/memory_routes.h"
 #include "api/profile_routes.h"
 #include "api/turn_routes.h"
@@ -96,6 +97,7 @@ int RunServe(const CommandLine& command_line) {
   // Declared before the server, so that it outlives every request: its
   // destructor waits for streams and summaries still running.
   gateway::ChatService chat((*registry)->config(), **registry);
+  api::mcp::McpService mcp(**registry, config->server);
   api::ApiServer server(api::ServerOptions::FromConfig(config->server),
                         api::Authenticator(keys->get(), config->client_api_key));
   api::RegisterKeyRoutes(server, **keys);
@@ -107,6 +109,7 @@ int RunServe(const CommandLine& command_line) {
   api::RegisterGlossaryRoutes(server, **registry);
   api::RegisterJobRoutes(server, **registry);
   api::RegisterChatRoutes(server, chat, (*registry)->config());
+  api::mcp::RegisterMcpRoutes(server, mcp);
   memory::Scheduler jobs(**registry);
   if (Status started = (*registry)->StartBackground(executor); !started.ok()) {
     return ExitWithError(started, kExitFailure);

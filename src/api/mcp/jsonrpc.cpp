@@ -139,6 +139,18 @@ json ErrorResponse(const json& id, const RpcError& error) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(body)}};
 }
 
+int RpcCodeFor(Code code) {
+  switch (code) {
+    case Code::kUnauthenticated:
+    case Code::kPermissionDenied: return kUnauthorized;
+    case Code::kInvalidArgument:
+    case Code::kNotFound:
+    case Code::kConflict:
+    case Code::kTooLarge: return kInvalidRequest;
+    default: return kInternalError;
+  }
+}
+
 std::string Dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 }  // namespace cilia::api::mcp

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/status.h"
+
 namespace cilia::api::mcp {
 
 // JSON-RPC 2.0's codes, and those MCP 2026-07-28 defines.
@@ -23,10 +25,10 @@ inline constexpr int kInvalidRequest = -32600;
 inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
-// Implementation-defined (-32000..-32019): no session of that id, a key that
-// is missing or wrong.
-inline constexpr int kSessionNotFound = -32001;
-inline constexpr int kUnauthorized = -32002;
+// Implementation-defined (-32000..-32019): a key that is missing, wrong or
+// without the scope; no session of that id.
+inline constexpr int kUnauthorized = -32001;
+inline constexpr int kSessionNotFound = -32002;
 inline constexpr int kHeaderMismatch = -32020;
 inline constexpr int kUnsupportedProtocolVersion = -32022;
 
@@ -74,6 +76,11 @@ RpcMessage ClassifyMessage(const nlohmann::json& message);
 // {"code", "message", "data"?}}; `id` null for an error that names no request.
 nlohmann::json ResultResponse(const nlohmann::json& id, nlohmann::json result);
 nlohmann::json ErrorResponse(const nlohmann::json& id, const RpcError& error);
+
+// The code of an error cilia answers before a message is read (no key, a
+// key without the scope, a body over the limit): -32001 for a key, -32600
+// for what the client sent, -32603 otherwise.
+int RpcCodeFor(Code code);
 
 // Serialised compactly; invalid UTF-8 in strings is replaced, never thrown.
 std::string Dump(const nlohmann::json& value);

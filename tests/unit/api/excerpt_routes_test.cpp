@@ -66,6 +66,18 @@ TEST_F(ExcerptRoutesTest, PostCreatesAMemoryInTheContractShape) {
   EXPECT_EQ(json::parse(list->body), json({{"memories", {m}}, {"next_cursor", nullptr}}));
 }
 
+TEST_F(ExcerptRoutesTest, PostWithoutAQuoteStoresTheWordsAsANoteAndQuotesIt) {
+  auto r = Post("/v1/memories", {{"content", "Lena's sister is called Mei."}}, server_.admin);
+  ASSERT_EQ(r->status, 201) << r->body;
+  const json m = json::parse(r->body)["memory"];
+  EXPECT_EQ(m["conversation_id"], "notes");
+  EXPECT_EQ(m["quote"], "Lena's sister is called Mei.");
+  EXPECT_EQ(m["author"], "owner");
+  auto refused = Post("/v1/memories", {{"content", "short"}}, server_.writer);
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_THAT(json::parse(refused->body)["error"]["message"].get<std::string>(), HasSubstr("content: at least 8"));
+}
+
 TEST_F(ExcerptRoutesTest, PostWithAHeldFactKeyUpdatesAndAnAgentCannotOverwriteTheOwner) {
   Create(Chengdu(), server_.admin);
   json beijing = {{"content", "Lena lives in Beijing."}, {"quote", "我上周搬到北京了"}, {"conversation_id", "chat"},

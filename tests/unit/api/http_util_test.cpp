@@ -58,6 +58,20 @@ TEST(ReplyErrorTest, AnthropicShape) {
             json({{"type", "error"}, {"error", {{"type", "overloaded_error"}, {"message", "the data dir is busy"}}}}));
 }
 
+TEST(ReplyErrorTest, JsonRpcShapeAndA401SaysHowToAuthenticate) {
+  httplib::Response res;
+  ReplyError(res, Status::Unauthenticated("a key is required"), ErrorStyle::kJsonRpc);
+  EXPECT_EQ(res.status, 401);
+  EXPECT_EQ(res.get_header_value("WWW-Authenticate"), "Bearer realm=\"cilia\"");
+  EXPECT_EQ(json::parse(res.body),
+            json({{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", -32001}, {"message", "a key is required"}}}}));
+  httplib::Response large;
+  ReplyError(large, Status::TooLarge("too big"), ErrorStyle::kJsonRpc);
+  EXPECT_EQ(large.status, 413);
+  EXPECT_EQ(json::parse(large.body)["error"]["code"], -32600);
+  EXPECT_FALSE(large.has_header("WWW-Authenticate"));
+}
+
 TEST(ReplyErrorTest, ErrorTypesFollowTheCode) {
   auto openai_type = [](Status status) {
     httplib::Response res;

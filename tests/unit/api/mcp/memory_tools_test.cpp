@@ -35,7 +35,7 @@ TEST_F(MemoryToolsTest, SearchAnswersVerbatimPassagesWithDateSpeakerAndIdsLast) 
   json result = Tool("memory_search", {{"query", "Mochi balcony"}});
   ASSERT_EQ(result["isError"], false) << result.dump();
   const std::string text = Text(result);
-  EXPECT_THAT(text, HasSubstr("Lena: My cat Mochi loves the balcony."));
+  EXPECT_THAT(text, HasSubstr("Lena: I live in Chengdu, near the university.\nMy cat Mochi loves the balcony."));
   EXPECT_THAT(text, HasSubstr("[2026-05-28"));
   EXPECT_LT(text.find("Mochi loves"), text.find("· chat · messages"));
   ASSERT_FALSE(result["structuredContent"]["results"].empty());
