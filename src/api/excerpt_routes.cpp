@@ -39,20 +39,22 @@ const char* AuthorOf(const Principal& who) {
 }
 
 Result<store::PageRequest> PageParams(const httplib::Request& req) {
-  store::PageRequest page;
   CILIA_ASSIGN_OR_RETURN(int64_t limit, IntParam(req, "limit", 100, 1, 1000));
-  page.limit = static_cast<int>(limit);
-  if (req.has_param("cursor") && !req.get_param_value("cursor").empty()) {
-    const std::string cursor = req.get_param_value("cursor");
-    int64_t before = 0;
-    for (char c : cursor) {
-      if (c < '0' || c > '9' || before > (INT64_MAX - 9) / 10) {
-        return Status::InvalidArgument("cursor: not a cursor this API gave (use next_cursor of the page before)");
-      }
-      before = before * 10 + (c - '0');
+  return PageOf(static_cast<int>(limit), req.has_param("cursor") ? req.get_param_value("cursor") : "");
+}
+
+Result<store::PageRequest> PageOf(int limit, std::string_view cursor) {
+  store::PageRequest page;
+  page.limit = limit;
+  if (cursor.empty()) return page;
+  int64_t before = 0;
+  for (char c : cursor) {
+    if (c < '0' || c > '9' || before > (INT64_MAX - 9) / 10) {
+      return Status::InvalidArgument("cursor: not a cursor this API gave (use next_cursor of the page before)");
     }
-    page.before_id = before;
+    before = before * 10 + (c - '0');
   }
+  page.before_id = before;
   return page;
 }
 

@@ -33,6 +33,9 @@ const char* AuthorOf(const Principal& who);
 
 // ?limit= (1..1000, default 100) and ?cursor= (a next_cursor given before).
 Result<store::PageRequest> PageParams(const httplib::Request& req);
+// A page of `limit` after `cursor` ("" for the first page; else a next_cursor
+// given before); the cursor's error names it. REST and MCP alike.
+Result<store::PageRequest> PageOf(int limit, std::string_view cursor);
 // The next page's cursor after `last_id` when the page was full, else null.
 nlohmann::json NextCursor(size_t returned, const store::PageRequest& page, int64_t last_id);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "api/excerpt_routes.h"
 #include "memory/excerpts/excerpts.h"
 
 namespace cilia::api::mcp {
@@ -37,41 +38,37 @@ json Field(json type, std::string description, json keywords) {
   return field;
 }
 
+// What an excerpt and a candidate show alike (memory::QuotedItemJson), with `more`.
+json QuotedItemSchema(json more) {
+  json properties = {{"id", {{"type", "string"}}},
+                     {"content", {{"type", "string"}}},
+                     {"quote", {{"type", "string"}}},
+                     {"conversation_id", {{"type", "string"}}},
+                     {"message_ids", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                     {"type", {{"type", "string"}}},
+                     {"fact_key", {{"type", kNullableString}}},
+                     {"confidence", {{"type", "number"}}}};
+  properties.update(more);
+  return {{"type", "object"},
+          {"properties", std::move(properties)},
+          {"required", {"id", "content", "quote", "conversation_id", "message_ids", "status"}}};
+}
+
 json MemoryObjectSchema() {
-  json schema = {{"type", "object"},
-                 {"properties",
-                  {{"id", {{"type", "string"}}},
-                   {"content", {{"type", "string"}}},
-                   {"quote", {{"type", "string"}}},
-                   {"conversation_id", {{"type", "string"}}},
-                   {"message_ids", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-                   {"type", {{"type", "string"}}},
-                   {"fact_key", {{"type", kNullableString}}},
-                   {"status", {{"type", "string"}, {"enum", {"active", "superseded", "archived"}}}},
-                   {"superseded_by", {{"type", kNullableString}}},
-                   {"confidence", {{"type", "number"}}},
-                   {"importance", {{"type", "number"}}},
-                   {"pinned", {{"type", "boolean"}}},
-                   {"author", {{"type", "string"}}},
-                   {"said_at", {{"type", kNullableString}}},
-                   {"created_at", {{"type", kNullableString}}}}},
-                 {"required", {"id", "content", "quote", "conversation_id", "message_ids", "status"}}};
-  return schema;
+  return QuotedItemSchema({{"status", {{"type", "string"}, {"enum", {"active", "superseded", "archived"}}}},
+                           {"superseded_by", {{"type", kNullableString}}},
+                           {"importance", {{"type", "number"}}},
+                           {"pinned", {{"type", "boolean"}}},
+                           {"author", {{"type", "string"}}},
+                           {"said_at", {{"type", kNullableString}}},
+                           {"created_at", {{"type", kNullableString}}}});
 }
 
 json CandidateObjectSchema() {
-  return {{"type", "object"},
-          {"properties",
-           {{"id", {{"type", "string"}}},
-            {"content", {{"type", "string"}}},
-            {"quote", {{"type", "string"}}},
-            {"conversation_id", {{"type", "string"}}},
-            {"message_ids", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-            {"reason", {{"type", kNullableString}}},
-            {"target_id", {{"type", kNullableString}}},
-            {"status", {{"type", "string"}}},
-            {"result_id", {{"type", kNullableString}}}}},
-          {"required", {"id", "content", "quote", "status"}}};
+  return QuotedItemSchema({{"reason", {{"type", kNullableString}}},
+                           {"target_id", {{"type", kNullableString}}},
+                           {"status", {{"type", "string"}}},
+                           {"result_id", {{"type", kNullableString}}}});
 }
 
 json RecallReplySchema() {
@@ -102,23 +99,7 @@ Result<int64_t> MemoryIdArg(const json& arguments, const char* field) {
 }
 
 Result<store::PageRequest> PageArgs(const json& arguments, int fallback) {
-  store::PageRequest page;
-  page.limit = arguments.value("limit", fallback);
-  const std::string cursor = StringArg(arguments, "cursor");
-  if (cursor.empty()) return page;
-  int64_t before = 0;
-  for (char c : cursor) {
-    if (c < '0' || c > '9' || before > (INT64_MAX - 9) / 10) {
-      return Status::InvalidArgument("cursor: not a cursor this tool gave (pass next_cursor of the page before)");
-    }
-    before = before * 10 + (c - '0');
-  }
-  page.before_id = before;
-  return page;
-}
-
-json NextCursor(size_t returned, const store::PageRequest& page, int64_t last_id) {
-  return returned == static_cast<size_t>(page.limit) ? json(std::to_string(last_id)) : json(nullptr);
+  return PageOf(arguments.value("limit", fallback), StringArg(arguments, "cursor"));
 }
 
 std::string MemoryText(const json& m) {

@@ -32,9 +32,9 @@ nlohmann::json RecallReplySchema();      // memory::ToJson(RecallReply)
 std::string StringArg(const nlohmann::json& arguments, const char* name, std::string fallback = "");
 // "x_12" as 12: NotFound naming `field` when it is not such an id.
 Result<int64_t> MemoryIdArg(const nlohmann::json& arguments, const char* field);
-// limit (default `fallback`) and cursor (a next_cursor given before).
+// limit (default `fallback`) and cursor (a next_cursor given before), as
+// the REST routes read them (PageOf); their NextCursor answers the next one.
 Result<store::PageRequest> PageArgs(const nlohmann::json& arguments, int fallback);
-nlohmann::json NextCursor(size_t returned, const store::PageRequest& page, int64_t last_id);
 
 // One line: content — "quote" (date, conversation) · type, fact_key, status, pinned · id.
 std::string MemoryText(const nlohmann::json& memory);

@@ -15,6 +15,7 @@
 #include "api/mcp/endpoint.h"
 #include "api/mcp/memory_tools.h"
 #include "core/clock.h"
+#include "memory/archive/archive.h"
 #include "memory/registry.h"
 #include "testing/temp_dir.h"
 
@@ -97,6 +98,13 @@ class McpFixture : public ::testing::Test {
   static std::string Text(const nlohmann::json& result) { return result["content"][0]["text"].get<std::string>(); }
 
   memory::Namespace& ns(const std::string& name = "default") { return **registry_->Get(name); }
+  // Stores and indexes one conversation of namespace "default".
+  void Store(const std::string& conversation_id, std::vector<ingest::IngestMessage> messages) {
+    ingest::IngestConversation c;
+    c.conversation_id = conversation_id;
+    c.messages = std::move(messages);
+    ASSERT_TRUE(memory::Archive(ns()).StoreAndIndex(c).ok());
+  }
 
   TempDir dir_;
   FakeClock clock_;

@@ -17,12 +17,7 @@ using ::testing::HasSubstr;
 
 class CurationToolsTest : public testing::McpFixture {
  protected:
-  void SetUp() override {
-    ingest::IngestConversation c;
-    c.conversation_id = "chat";
-    c.messages = {{"u1", "user", "Lena", "Big news: I moved to Beijing last week.", 1'779'900'000'000}};
-    ASSERT_TRUE(memory::Archive(ns()).StoreAndIndex(c).ok());
-  }
+  void SetUp() override { Store("chat", {{"u1", "user", "Lena", "Big news: I moved to Beijing last week.", 1'779'900'000'000}}); }
   std::string Queued() {
     memory::NewExcerpt item;
     item.content = "Lena lives in Beijing.";

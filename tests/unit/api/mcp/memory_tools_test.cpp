@@ -19,11 +19,8 @@ using ::testing::Not;
 class MemoryToolsTest : public testing::McpFixture {
  protected:
   void SetUp() override {
-    ingest::IngestConversation c;
-    c.conversation_id = "chat";
-    c.messages = {{"u1", "user", "Lena", "I live in Chengdu, near the university.", 1'779'900'000'000},
-                  {"u2", "user", "Lena", "My cat Mochi loves the balcony.", 1'779'900'060'000}};
-    ASSERT_TRUE(memory::Archive(ns()).StoreAndIndex(c).ok());
+    Store("chat", {{"u1", "user", "Lena", "I live in Chengdu, near the university.", 1'779'900'000'000},
+                   {"u2", "user", "Lena", "My cat Mochi loves the balcony.", 1'779'900'060'000}});
   }
   json Chengdu() {
     return {{"content", "Lena lives in Chengdu."}, {"quote", "I live in Chengdu"}, {"conversation_id", "chat"},
