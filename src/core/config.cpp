@@ -92,9 +92,10 @@ KeySpec<Config> Key(std::string_view name, Section Config::*section, T Section::
           [section, member](Config& c, const ConfigValue& v) { return AssignValue((c.*section).*member, v); }};
 }
 
-template <typename T>
-KeySpec<ProviderConfig> ProviderKey(std::string_view name, T ProviderConfig::*member) {
-  return {name, TypeOf<T>(), [member](ProviderConfig& p, const ConfigValue& v) { return AssignValue(p.*member, v); }};
+// A key of one table of an array of tables ([[providers]], [[prices]]).
+template <typename Target, typename T>
+KeySpec<Target> MemberKey(std::string_view name, T Target::*member) {
+  return {name, TypeOf<T>(), [member](Target& t, const ConfigValue& v) { return AssignValue(t.*member, v); }};
 }
 
 struct SectionSpec {
@@ -182,19 +183,29 @@ const std::vector<SectionSpec>& Sections() {
 
 const std::vector<KeySpec<ProviderConfig>>& ProviderKeys() {
   static const auto* const keys = new std::vector<KeySpec<ProviderConfig>>{
-      ProviderKey("name", &ProviderConfig::name),
-      ProviderKey("kind", &ProviderConfig::kind),
-      ProviderKey("base_url", &ProviderConfig::base_url),
-      ProviderKey("api_key_env", &ProviderConfig::api_key_env),
-      ProviderKey("api_key", &ProviderConfig::api_key),
-      ProviderKey("connect_timeout_ms", &ProviderConfig::connect_timeout_ms),
-      ProviderKey("first_byte_timeout_ms", &ProviderConfig::first_byte_timeout_ms),
-      ProviderKey("idle_timeout_ms", &ProviderConfig::idle_timeout_ms),
+      MemberKey("name", &ProviderConfig::name),
+      MemberKey("kind", &ProviderConfig::kind),
+      MemberKey("base_url", &ProviderConfig::base_url),
+      MemberKey("api_key_env", &ProviderConfig::api_key_env),
+      MemberKey("api_key", &ProviderConfig::api_key),
+      MemberKey("connect_timeout_ms", &ProviderConfig::connect_timeout_ms),
+      MemberKey("first_byte_timeout_ms", &ProviderConfig::first_byte_timeout_ms),
+      MemberKey("idle_timeout_ms", &ProviderConfig::idle_timeout_ms),
+  };
+  return *keys;
+}
+
+const std::vector<KeySpec<PriceConfig>>& PriceKeys() {
+  static const auto* const keys = new std::vector<KeySpec<PriceConfig>>{
+      MemberKey("model", &PriceConfig::model),           MemberKey("input", &PriceConfig::input),
+      MemberKey("output", &PriceConfig::output),         MemberKey("cache_read", &PriceConfig::cache_read),
+      MemberKey("cache_write", &PriceConfig::cache_write), MemberKey("currency", &PriceConfig::currency),
   };
   return *keys;
 }
 
 constexpr std::string_view kProvidersSection = "providers";
+constexpr std::string_view kPricesSection = "prices";
 constexpr std::string_view kAliasesKey = "aliases";  // models.aliases, a table, file only
 
 template <typename Target>
@@ -348,6 +359,10 @@ class Loader {
   Status ReadSection(const SectionSpec& section, const toml::table& table);
   Status ReadAliases(const toml::node& node);
   Status ReadProviders(const toml::node& node);
+  // An array of tables, each key of each table one of `keys`.
+  template <typename Target>
+  Result<std::vector<Target>> ReadTables(const toml::node& node, std::string_view section,
+                                         const std::vector<KeySpec<Target>>& keys) const;
   Status SetFromEnv(const SectionSpec& section, const KeySpec<Config>& key, const std::string& var,
                     const std::string& text);
 
@@ -359,6 +374,7 @@ class Loader {
   Status ValidateGateway() const;
   Status ValidateExtraction() const;
   Status ValidateJobs() const;
+  Status ValidatePrices() const;
 
   std::string FileSource() const { return "config " + config_.file; }
   // "config ./cilia.toml: unknown key "server.lisen" (line 3)".
@@ -394,6 +410,11 @@ Status Loader::ReadFile(const std::string& path) {
     std::string_view section_name = name.str();
     if (section_name == kProvidersSection) {
       CILIA_RETURN_IF_ERROR(ReadProviders(node));
+      continue;
+    }
+    if (section_name == kPricesSection) {
+      CILIA_ASSIGN_OR_RETURN(config_.prices, ReadTables(node, kPricesSection, PriceKeys()));
+      for (size_t i = 0; i < config_.prices.size(); ++i) origin_[fmt::format("prices[{}].model", i)] = FileSource();
       continue;
     }
     const SectionSpec* section = FindSection(section_name);
@@ -438,28 +459,41 @@ Status Loader::ReadAliases(const toml::node& node) {
   return Status::Ok();
 }
 
-Status Loader::ReadProviders(const toml::node& node) {
+template <typename Target>
+Result<std::vector<Target>> Loader::ReadTables(const toml::node& node, std::string_view section,
+                                               const std::vector<KeySpec<Target>>& keys) const {
+  const std::string shape = fmt::format("{} must be an array of tables ([[{}]])", section, section);
   const toml::array* array = node.as_array();
-  if (!array) return FileError(node, "providers must be an array of tables ([[providers]])");
+  if (!array) return FileError(node, shape);
+  std::vector<Target> items;
   for (size_t i = 0; i < array->size(); ++i) {
     const toml::node& item = (*array)[i];
     const toml::table* table = item.as_table();
-    if (!table) return FileError(item, "providers must be an array of tables ([[providers]])");
-    ProviderConfig provider;
+    if (!table) return FileError(item, shape);
+    Target target;
     for (auto&& [name, value_node] : *table) {
-      std::string key = fmt::format("providers[{}].{}", i, name.str());
-      const KeySpec<ProviderConfig>* spec = FindKey(ProviderKeys(), name.str());
+      std::string key = fmt::format("{}[{}].{}", section, i, name.str());
+      const KeySpec<Target>* spec = FindKey(keys, name.str());
       if (!spec) return FileError(value_node, fmt::format("unknown key \"{}\"", key));
       auto value = FromToml(value_node, spec->type);
       if (!value.ok()) return FileError(value_node, fmt::format("{}: {}", key, value.status().message()));
-      Status assigned = spec->assign(provider, *value);
+      Status assigned = spec->assign(target, *value);
       if (!assigned.ok()) return FileError(value_node, fmt::format("{}: {}", key, assigned.message()));
     }
-    if (!provider.api_key_env.empty() && !provider.api_key.empty()) {
-      return FileError(item, fmt::format("providers[{}]: set either api_key_env or api_key, not both", i));
-    }
-    config_.providers.push_back(std::move(provider));
+    items.push_back(std::move(target));
   }
+  return items;
+}
+
+Status Loader::ReadProviders(const toml::node& node) {
+  CILIA_ASSIGN_OR_RETURN(auto providers, ReadTables(node, kProvidersSection, ProviderKeys()));
+  for (size_t i = 0; i < providers.size(); ++i) {
+    if (!providers[i].api_key_env.empty() && !providers[i].api_key.empty()) {
+      return FileError(*node.as_array()->get(i),
+                       fmt::format("providers[{}]: set either api_key_env or api_key, not both", i));
+    }
+  }
+  for (ProviderConfig& provider : providers) config_.providers.push_back(std::move(provider));
   return Status::Ok();
 }
 
@@ -524,6 +558,7 @@ Status Loader::Validate() const {
   CILIA_RETURN_IF_ERROR(ValidateGateway());
   CILIA_RETURN_IF_ERROR(ValidateExtraction());
   CILIA_RETURN_IF_ERROR(ValidateJobs());
+  CILIA_RETURN_IF_ERROR(ValidatePrices());
   CILIA_RETURN_IF_ERROR(CheckRange("index.hnsw_threshold", config_.index.hnsw_threshold, 0, INT_MAX));
   return ValidateRetrieval();
 }
@@ -597,6 +632,24 @@ Status Loader::ValidateModels() const {
     if (!ref->empty()) CILIA_RETURN_IF_ERROR(CheckModelRef(key, *ref));
   }
   for (const auto& [alias, ref] : m.aliases) CILIA_RETURN_IF_ERROR(CheckModelRef("models.aliases." + alias, ref));
+  return Status::Ok();
+}
+
+Status Loader::ValidatePrices() const {
+  std::set<std::string_view> models;
+  for (size_t i = 0; i < config_.prices.size(); ++i) {
+    const PriceConfig& p = config_.prices[i];
+    auto bad = [&](std::string_view field, std::string_view problem) {
+      return Status::InvalidArgument(fmt::format("{}: prices[{}].{}: {}", FileSource(), i, field, problem));
+    };
+    if (p.model.empty()) return bad("model", "is required: the upstream model, \"<provider>/<model id>\"");
+    if (Status ref = CheckModelRef(fmt::format("prices[{}].model", i), p.model); !ref.ok()) return ref;
+    if (!models.insert(p.model).second) return bad("model", fmt::format("\"{}\" is priced twice", p.model));
+    for (auto [field, value] : {std::pair{"input", p.input}, {"output", p.output}, {"cache_read", p.cache_read},
+                                {"cache_write", p.cache_write}}) {
+      if (value < 0) return bad(field, fmt::format("must be 0 or more (a price per million tokens), got {}", value));
+    }
+  }
   return Status::Ok();
 }
 
@@ -695,6 +748,13 @@ Result<int> ParseTimeOfDay(std::string_view text) {
 const ProviderConfig* Config::FindProvider(std::string_view name) const {
   for (const ProviderConfig& provider : providers) {
     if (provider.name == name) return &provider;
+  }
+  return nullptr;
+}
+
+const PriceConfig* Config::FindPrice(std::string_view model) const {
+  for (const PriceConfig& price : prices) {
+    if (price.model == model) return &price;
   }
   return nullptr;
 }

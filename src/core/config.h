@@ -139,6 +139,17 @@ struct JobsConfig {
   int recall_log_days = 180;
 };
 
+// What an upstream model costs, per million tokens, for the usage figures
+// (docs/configuration.md "[[prices]]"). Only what is configured is priced.
+struct PriceConfig {
+  std::string model;        // "<provider>/<model id>", as in models.*
+  double input = 0;         // prompt tokens not read from or written to the cache
+  double output = 0;
+  double cache_read = 0;
+  double cache_write = 0;
+  std::string currency = "USD";  // a label shown beside the cost
+};
+
 struct Config {
   ServerConfig server;
   std::vector<ProviderConfig> providers;
@@ -150,6 +161,7 @@ struct Config {
   GatewayConfig gateway;
   ExtractionConfig extraction;
   JobsConfig jobs;
+  std::vector<PriceConfig> prices;
 
   // CILIA_API_KEY: a client key the server accepts with full scopes for
   // namespace "default". Only ever compared, never stored or logged.
@@ -159,6 +171,8 @@ struct Config {
 
   // The provider of that name, or nullptr.
   const ProviderConfig* FindProvider(std::string_view name) const;
+  // The price of an upstream model ("<provider>/<model id>"), or nullptr.
+  const PriceConfig* FindPrice(std::string_view model) const;
 };
 
 struct ConfigSources {

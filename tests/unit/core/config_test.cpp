@@ -319,6 +319,40 @@ TEST_F(ConfigTest, ProviderMistakesNameTheBlock) {
   EXPECT_THAT(ErrorOf(LoadToml("[providers]\nname = \"a\"\n")), HasSubstr("providers must be an array of tables"));
 }
 
+TEST_F(ConfigTest, PricesAreReadPerUpstreamModel) {
+  auto config = LoadToml(std::string(kProviders) +
+                         "[[prices]]\nmodel = \"main/big\"\ninput = 3\noutput = 15.5\ncache_read = 0.3\n"
+                         "cache_write = 3.75\ncurrency = \"EUR\"\n[[prices]]\nmodel = \"claude/small\"\noutput = 1\n");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  ASSERT_EQ(config->prices.size(), 2u);
+  const PriceConfig* big = config->FindPrice("main/big");
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->input, 3.0);
+  EXPECT_EQ(big->output, 15.5);
+  EXPECT_EQ(big->cache_read, 0.3);
+  EXPECT_EQ(big->cache_write, 3.75);
+  EXPECT_EQ(big->currency, "EUR");
+  EXPECT_EQ(config->FindPrice("claude/small")->currency, "USD");
+  EXPECT_EQ(config->FindPrice("claude/small")->input, 0.0);
+  EXPECT_EQ(config->FindPrice("main/other"), nullptr);
+}
+
+TEST_F(ConfigTest, PriceMistakesNameTheBlock) {
+  const std::string p = kProviders;
+  EXPECT_THAT(ErrorOf(LoadToml(p + "[[prices]]\nmodel = \"main/x\"\ninptu = 1\n")),
+              HasSubstr("unknown key \"prices[0].inptu\""));
+  EXPECT_THAT(ErrorOf(LoadToml(p + "[[prices]]\ninput = 1\n")), HasSubstr("prices[0].model: is required"));
+  EXPECT_THAT(ErrorOf(LoadToml(p + "[[prices]]\nmodel = \"nobody/x\"\n")),
+              HasSubstr("prices[0].model: provider \"nobody\" is not defined"));
+  EXPECT_THAT(ErrorOf(LoadToml(p + "[[prices]]\nmodel = \"main/x\"\noutput = -1\n")),
+              HasSubstr("prices[0].output: must be 0 or more"));
+  EXPECT_THAT(ErrorOf(LoadToml(p + "[[prices]]\nmodel = \"main/x\"\n[[prices]]\nmodel = \"main/x\"\n")),
+              HasSubstr("prices[1].model: \"main/x\" is priced twice"));
+  EXPECT_THAT(ErrorOf(LoadToml(p + "[[prices]]\nmodel = \"main/x\"\ninput = \"cheap\"\n")),
+              HasSubstr("prices[0].input: expected a number"));
+  EXPECT_THAT(ErrorOf(LoadToml("[prices]\nmodel = \"a\"\n")), HasSubstr("prices must be an array of tables"));
+}
+
 TEST_F(ConfigTest, AModelMustNameADefinedProvider) {
   std::string error = ErrorOf(LoadToml(std::string("[models]\nchat = \"mian/some-model\"\n") + kProviders));
   EXPECT_EQ(error, "config " + *sources_.file +
