@@ -36,7 +36,20 @@ class MessageRepo {
   Status Append(ConversationRecord& conv, MessageRecord& m);
   // Messages of a conversation with seq >= from_seq, in order, at most limit (0: all).
   Result<std::vector<MessageRecord>> MessagesFrom(int64_t conversation_id, int64_t from_seq, int limit = 0);
+  // The last `limit` messages of a conversation with seq < before_seq, in order.
+  Result<std::vector<MessageRecord>> MessagesBefore(int64_t conversation_id, int64_t before_seq, int limit);
   Result<int64_t> CountMessages();
+  // Messages per quarter hour of their created_at, as (the bucket's first
+  // millisecond, count), oldest first: fine enough to count them per local
+  // day in any time zone (offsets are whole quarter hours).
+  Result<std::vector<std::pair<int64_t, int64_t>>> CountsPerQuarterHour();
+  struct ConversationSpan {
+    int64_t conversation_id = 0;  // the row id
+    int64_t messages = 0;
+    int64_t first_seq = 0;
+  };
+  // The conversations with messages created in [from, to), by their first such message.
+  Result<std::vector<ConversationSpan>> ConversationsBetween(int64_t from, int64_t to);
 
   // Registers a stored file (image bytes under files/<sha256>).
   Status PutFile(std::string_view sha256, std::string_view mime, int64_t size, int64_t at_ms);

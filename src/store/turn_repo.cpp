@@ -132,6 +132,25 @@ Result<std::vector<TurnRepo::CacheStats>> TurnRepo::CacheStatsSince(std::string_
   return stats;
 }
 
+Result<std::vector<TurnRepo::Usage>> TurnRepo::UsageSince(std::string_view first_day) {
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare("SELECT local_day, upstream_model, count(*), "
+                  "sum(CASE WHEN http_status BETWEEN 200 AND 299 AND error = '' THEN 0 ELSE 1 END), "
+                  "sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), "
+                  "sum(recall_rounds), coalesce(avg(CASE WHEN first_byte_ms >= 0 THEN first_byte_ms END), -1), "
+                  "avg(total_ms), max(total_ms) FROM turns WHERE local_day >= ? "
+                  "GROUP BY local_day, upstream_model ORDER BY local_day, upstream_model"));
+  s->Bind(1, first_day);
+  std::vector<Usage> usage;
+  while (s->Step()) {
+    usage.push_back(Usage{s->Text(0), s->Text(1), s->Int(2), s->Int(3), s->Int(4), s->Int(5), s->Int(6), s->Int(7),
+                          s->Int(8), s->Double(9), s->Double(10), s->Int(11)});
+  }
+  CILIA_RETURN_IF_ERROR(s->status());
+  return usage;
+}
+
 Status TurnRepo::Scrub(std::string_view turn_ids, std::string_view conversation_id,
                        std::optional<std::string_view> message_id) {
   // Sources are read by the first statement and dropped by the second.

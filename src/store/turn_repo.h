@@ -67,6 +67,19 @@ class TurnRepo {
   // day and upstream model, by day then model.
   Result<std::vector<CacheStats>> CacheStatsSince(std::string_view first_day);
 
+  struct Usage {
+    std::string day, model;
+    int64_t requests = 0, failed = 0;  // failed: not a 2xx, or an error (a stream broken mid-way)
+    int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_write_tokens = 0;
+    int64_t recall_rounds = 0;
+    // Over the turns whose first byte reached the client (-1 when none did).
+    double first_byte_ms_avg = -1;
+    double total_ms_avg = 0;
+    int64_t total_ms_max = 0;
+  };
+  // Every turn of local days >= first_day, failed ones too (their tokens
+  // were still billed), summed per day and upstream model, by day then model.
+  Result<std::vector<Usage>> UsageSince(std::string_view first_day);
   // A forgotten message leaves no words in turn records: every turn of its
   // conversation (whose menus and queries were built from that conversation's
   // messages) and every turn whose sources quote it get `injected` set to

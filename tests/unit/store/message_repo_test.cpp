@@ -1,5 +1,6 @@
 #include "store/message_repo.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "testing/temp_dir.h"
@@ -75,6 +76,50 @@ TEST_F(MessageRepoTest, MessagesFromReturnsTheTailInOrder) {
   EXPECT_EQ((*tail)[1].text, "m4");
   EXPECT_EQ(repo.MessagesFrom(c.id, 0, 2)->size(), 2u);
   EXPECT_EQ(*repo.CountMessages(), 5);
+}
+
+TEST_F(MessageRepoTest, MessagesBeforeReturnsTheLastOnesBeforeASeqInOrder) {
+  MessageRepo repo(*db_);
+  auto c = *repo.CreateConversation("c", "", 0);
+  for (int i = 0; i < 5; ++i) {
+    MessageRecord m = Message(c.id, i, std::nullopt, "m" + std::to_string(i));
+    ASSERT_TRUE(repo.Insert(m).ok());
+  }
+  auto page = repo.MessagesBefore(c.id, 4, 2);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].text, "m2");
+  EXPECT_EQ((*page)[1].text, "m3");
+  EXPECT_EQ(repo.MessagesBefore(c.id, INT64_MAX, 10)->size(), 5u);
+  EXPECT_EQ(repo.MessagesBefore(c.id, INT64_MAX, 1)->front().text, "m4");
+  EXPECT_TRUE(repo.MessagesBefore(c.id, 0, 10)->empty());
+}
+
+TEST_F(MessageRepoTest, CountsPerQuarterHourAndConversationsBetweenTwoTimes) {
+  MessageRepo repo(*db_);
+  auto a = *repo.CreateConversation("a", "", 0);
+  auto b = *repo.CreateConversation("b", "", 0);
+  const int64_t quarter = 15 * 60 * 1000;
+  int seq = 0;
+  for (auto [conv, at] : {std::pair{a.id, 10 * quarter + 5}, {a.id, 10 * quarter + 900}, {b.id, 11 * quarter},
+                          {a.id, 40 * quarter}}) {
+    MessageRecord m = Message(conv, seq++, std::nullopt, "x");
+    m.created_at = at;
+    ASSERT_TRUE(repo.Insert(m).ok());
+  }
+  auto counts = repo.CountsPerQuarterHour();
+  ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  EXPECT_THAT(*counts, ::testing::ElementsAre(std::pair<int64_t, int64_t>{10 * quarter, 2},
+                                              std::pair<int64_t, int64_t>{11 * quarter, 1},
+                                              std::pair<int64_t, int64_t>{40 * quarter, 1}));
+  auto spans = repo.ConversationsBetween(10 * quarter, 12 * quarter);
+  ASSERT_TRUE(spans.ok()) << spans.status().ToString();
+  ASSERT_EQ(spans->size(), 2u);
+  EXPECT_EQ((*spans)[0].conversation_id, a.id);
+  EXPECT_EQ((*spans)[0].messages, 2);
+  EXPECT_EQ((*spans)[0].first_seq, 0);
+  EXPECT_EQ((*spans)[1].conversation_id, b.id);
+  EXPECT_TRUE(repo.ConversationsBetween(0, quarter)->empty());
 }
 
 TEST_F(MessageRepoTest, ListConversationsPagesByMostRecent) {

@@ -197,6 +197,53 @@ TEST_F(TurnRepoTest, CacheStatsSumSuccessfulTurnsPerDayAndModel) {
   EXPECT_TRUE(TurnRepo(*db_).CacheStatsSince("2026-06-01")->empty());
 }
 
+TEST_F(TurnRepoTest, UsageCountsEveryTurnPerDayAndModelWithFailuresRoundsAndLatency) {
+  Append(Turn("c", "2026-05-26"));  // before the first day asked for
+  TurnRecord quick = Turn("c", "2026-05-27");
+  quick.first_byte_ms = 200;
+  quick.total_ms = 1000;
+  quick.recall_rounds = 2;
+  Append(quick);
+  TurnRecord slow = Turn("c", "2026-05-27");
+  slow.first_byte_ms = 600;
+  slow.total_ms = 3000;
+  slow.recall_rounds = 1;
+  Append(slow);
+  TurnRecord failed = Turn("c", "2026-05-27");
+  failed.http_status = 502;
+  failed.first_byte_ms = -1;
+  failed.total_ms = 5000;
+  failed.input_tokens = failed.output_tokens = failed.cache_read_tokens = failed.cache_write_tokens = 0;
+  Append(failed);
+  TurnRecord other = Turn("c", "2026-05-28", "anthropic/claude");
+  other.error = "stream cut";
+  other.first_byte_ms = -1;
+  Append(other);
+
+  auto usage = TurnRepo(*db_).UsageSince("2026-05-27");
+  ASSERT_TRUE(usage.ok()) << usage.status().ToString();
+  ASSERT_EQ(usage->size(), 2u);
+  const auto& main = (*usage)[0];
+  EXPECT_EQ(main.day, "2026-05-27");
+  EXPECT_EQ(main.model, "main/chat");
+  EXPECT_EQ(main.requests, 3);
+  EXPECT_EQ(main.failed, 1);
+  EXPECT_EQ(main.input_tokens, 2000);
+  EXPECT_EQ(main.output_tokens, 100);
+  EXPECT_EQ(main.cache_read_tokens, 1800);
+  EXPECT_EQ(main.cache_write_tokens, 200);
+  EXPECT_EQ(main.recall_rounds, 3);
+  EXPECT_DOUBLE_EQ(main.first_byte_ms_avg, 400);  // the failed turn sent no byte: not averaged
+  EXPECT_DOUBLE_EQ(main.total_ms_avg, 3000);
+  EXPECT_EQ(main.total_ms_max, 5000);
+  const auto& claude = (*usage)[1];
+  EXPECT_EQ(claude.day, "2026-05-28");
+  EXPECT_EQ(claude.failed, 1);
+  EXPECT_DOUBLE_EQ(claude.first_byte_ms_avg, -1);
+
+  EXPECT_TRUE(TurnRepo(*db_).UsageSince("2026-06-01")->empty());
+}
+
 TEST_F(TurnRepoTest, ForgettingAMessageScrubsTheRecordsThatCarryItsWords) {
   TurnRecord same_conversation = Turn("trip");
   same_conversation.injected = {{"recall_queries", {"what did she say about the group"}}};
