@@ -118,6 +118,29 @@ Result<std::string> ReadWholeFile(const std::string& path) {
   return std::move(contents).str();
 }
 
+}  // namespace
+
+Result<ImportFormat> ParseImportFormat(std::string_view name) {
+  for (const auto& [format, format_name] : kFormatNames) {
+    if (name == format_name) return format;
+  }
+  return Status::InvalidArgument("unknown import format \"" + std::string(name) +
+                                 "\": expected one of jsonl, chatgpt, claude, chatbox, "
+                                 "sillytavern");
+}
+
+const char* ImportFormatName(ImportFormat format) {
+  for (const auto& [known, name] : kFormatNames) {
+    if (known == format) return name;
+  }
+  return "unknown";
+}
+
+Result<ImportFormat> DetectImportFormat(std::string_view text) {
+  CILIA_ASSIGN_OR_RETURN(Detection detection, Detect(text));
+  return detection.format;
+}
+
 Result<std::vector<IngestConversation>> ImportText(std::string_view text, std::string_view file_stem,
                                                    ImportFormat format) {
   std::optional<nlohmann::json> document;
@@ -145,29 +168,6 @@ Result<std::vector<IngestConversation>> ImportText(std::string_view text, std::s
   if (format == ImportFormat::kChatGPT) return ImportChatGPT(*document);
   if (format == ImportFormat::kClaude) return ImportClaude(*document);
   return ImportChatbox(*document);
-}
-
-}  // namespace
-
-Result<ImportFormat> ParseImportFormat(std::string_view name) {
-  for (const auto& [format, format_name] : kFormatNames) {
-    if (name == format_name) return format;
-  }
-  return Status::InvalidArgument("unknown import format \"" + std::string(name) +
-                                 "\": expected one of jsonl, chatgpt, claude, chatbox, "
-                                 "sillytavern");
-}
-
-const char* ImportFormatName(ImportFormat format) {
-  for (const auto& [known, name] : kFormatNames) {
-    if (known == format) return name;
-  }
-  return "unknown";
-}
-
-Result<ImportFormat> DetectImportFormat(std::string_view text) {
-  CILIA_ASSIGN_OR_RETURN(Detection detection, Detect(text));
-  return detection.format;
 }
 
 Result<std::vector<IngestConversation>> ReadImportFile(const std::string& path, ImportFormat format) {

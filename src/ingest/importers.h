@@ -27,6 +27,12 @@ const char* ImportFormatName(ImportFormat format);
 // Tells the format from the content (not the file name); never kAuto.
 Result<ImportFormat> DetectImportFormat(std::string_view text);
 
+// Imports a whole file's contents (an upload, say); kAuto detects the format
+// first. `file_stem` names a SillyTavern chat's conversation. Errors say where
+// inside the text.
+Result<std::vector<IngestConversation>> ImportText(std::string_view text, std::string_view file_stem,
+                                                   ImportFormat format);
+
 // Reads the whole file and imports it; kAuto detects the format first.
 // Errors start with the file's path.
 Result<std::vector<IngestConversation>> ReadImportFile(const std::string& path, ImportFormat format);

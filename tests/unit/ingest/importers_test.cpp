@@ -140,5 +140,23 @@ TEST(ReadImportFile, AnErrorLateInTheFileReturnsNoConversations) {
   EXPECT_EQ(imported.status().message(), path + ": line 3: messages[0].content: must contain text or an image");
 }
 
+TEST(ImportText, ReadsAnUploadWithoutAFileAndABrokenOneIsInvalid) {
+  Result<std::vector<IngestConversation>> imported = ImportText(
+      "{\"conversation_id\": \"上传\", \"messages\": [{\"role\": \"user\", \"content\": \"你好\"}]}\n", "",
+      ImportFormat::kAuto);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  ASSERT_EQ(imported->size(), 1u);
+  EXPECT_EQ((*imported)[0].conversation_id, "上传");
+
+  imported = ImportText("{\"mes\": \"hi\", \"name\": \"A\", \"is_user\": true}\n", "my-chat",
+                        ImportFormat::kSillyTavern);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_THAT((*imported)[0].conversation_id, HasSubstr("my-chat"));
+
+  imported = ImportText("[1, 2", "", ImportFormat::kAuto);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.status().code(), Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace cilia::ingest
