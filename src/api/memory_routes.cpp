@@ -117,22 +117,60 @@ void RegisterMemoryRoutes(ApiServer& server, memory::Registry& registry) {
                   if (!limit.ok()) return ReplyError(res, limit.status());
                   auto from = IntParam(req, "cursor", 0, 0, INT32_MAX);
                   if (!from.ok()) return ReplyError(res, from.status());
+                  // ?before=<cursor> (or "end"): the page that ends there; ?around=<id>: the
+                  // page with that message in its middle.
+                  std::optional<int64_t> before;
+                  if (req.has_param("before") && req.get_param_value("before") == "end") {
+                    before = INT64_MAX;
+                  } else if (req.has_param("before")) {
+                    auto seq = IntParam(req, "before", 0, 0, INT32_MAX);
+                    if (!seq.ok()) return ReplyError(res, seq.status());
+                    before = *seq;
+                  }
+                  const std::string around = req.get_param_value("around");
                   WithNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
                     return ns.store().Read([&](store::Database& db) -> Result<json> {
                       store::MessageRepo repo(db);
                       CILIA_ASSIGN_OR_RETURN(auto conv, repo.FindConversation(cid));
                       if (!conv) return Status::NotFound(fmt::format("conversation \"{}\" does not exist", cid));
-                      CILIA_ASSIGN_OR_RETURN(auto msgs, repo.MessagesFrom(conv->id, *from, *limit + 1));
-                      json list = json::array();
-                      json next = nullptr;
-                      for (size_t i = 0; i < msgs.size(); ++i) {
-                        if (static_cast<int>(i) == *limit) {
-                          next = std::to_string(msgs[i].seq);
-                          break;
+                      std::vector<store::MessageRecord> msgs;
+                      int64_t end_seq = INT64_MAX;  // where the page ends: seq of the next page's first message
+                      if (!around.empty()) {
+                        CILIA_ASSIGN_OR_RETURN(auto hit, memory::FindByPublicId(repo, conv->id, around));
+                        if (!hit) {
+                          return Status::NotFound(
+                              fmt::format("around: no message \"{}\" in conversation \"{}\"", around, cid));
                         }
-                        list.push_back(MessageJson(msgs[i], cid, ns.tz()));
+                        CILIA_ASSIGN_OR_RETURN(msgs, repo.MessagesBefore(conv->id, hit->seq, *limit / 2));
+                        CILIA_ASSIGN_OR_RETURN(auto rest, repo.MessagesFrom(conv->id, hit->seq,
+                                                                            *limit - static_cast<int>(msgs.size()) + 1));
+                        msgs.insert(msgs.end(), rest.begin(), rest.end());
+                      } else if (before) {
+                        CILIA_ASSIGN_OR_RETURN(msgs, repo.MessagesBefore(conv->id, *before, *limit));
+                        end_seq = *before;
+                      } else {
+                        CILIA_ASSIGN_OR_RETURN(msgs, repo.MessagesFrom(conv->id, *from, *limit + 1));
                       }
-                      return json{{"conversation_id", cid}, {"messages", std::move(list)}, {"next_cursor", next}};
+                      if (static_cast<int>(msgs.size()) > *limit) {
+                        end_seq = msgs[*limit].seq;
+                        msgs.resize(*limit);
+                      }
+                      json list = json::array();
+                      for (const store::MessageRecord& m : msgs) list.push_back(MessageJson(m, cid, ns.tz()));
+                      json next = nullptr;
+                      if (end_seq != INT64_MAX) {
+                        CILIA_ASSIGN_OR_RETURN(auto after, repo.MessagesFrom(conv->id, end_seq, 1));
+                        if (!after.empty()) next = std::to_string(end_seq);
+                      }
+                      json prev = nullptr;
+                      if (!msgs.empty()) {
+                        CILIA_ASSIGN_OR_RETURN(auto earlier, repo.MessagesBefore(conv->id, msgs.front().seq, 1));
+                        if (!earlier.empty()) prev = std::to_string(msgs.front().seq);
+                      }
+                      return json{{"conversation_id", cid},
+                                  {"messages", std::move(list)},
+                                  {"next_cursor", next},
+                                  {"prev_cursor", prev}};
                     });
                   });
                 });

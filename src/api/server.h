@@ -64,6 +64,8 @@ class ApiServer {
                     ErrorStyle style = ErrorStyle::kOpenAI);
 
   Metrics& metrics() { return metrics_; }
+  // For a route that takes any valid key, whatever its scopes (GET /v1/whoami).
+  const Authenticator& authenticator() const { return authenticator_; }
 
   // Binds the address (port 0: any free port) and serves on a background
   // thread. Returns the port bound.

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "api/admin_routes.h"
 #include "api/candidate_routes.h"
 #include "api/chat_routes.h"
 #include "api/excerpt_routes.h"
@@ -110,6 +111,7 @@ int RunServe(const CommandLine& command_line) {
   api::RegisterJobRoutes(server, **registry);
   api::RegisterChatRoutes(server, chat, (*registry)->config());
   api::mcp::RegisterMcpRoutes(server, mcp);
+  api::RegisterAdminRoutes(server, **registry);
   memory::Scheduler jobs(**registry);
   if (Status started = (*registry)->StartBackground(executor); !started.ok()) {
     return ExitWithError(started, kExitFailure);

@@ -1,0 +1,423 @@
+#include "api/admin_routes.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "api/admin_assets.h"
+#include "api/route_support.h"
+#include "core/version.h"
+#include "ingest/importers.h"
+#include "memory/archive/archive.h"
+#include "memory/transfer/export.h"
+#include "store/message_repo.h"
+
+namespace cilia::api {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kDefaultUsageDays = 30;
+constexpr int kMaxUsageDays = 3660;
+
+// The page talks only to this server: no inline script, no other origin, no
+// framing. Styles set from script (CSSOM) are not style attributes and pass.
+constexpr const char* kPagePolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+// Whether If-None-Match names `etag` (weak comparison: W/ ignored; "*" matches).
+bool NotModified(const httplib::Request& req, std::string_view etag) {
+  if (!req.has_header("If-None-Match")) return false;
+  const std::string header = req.get_header_value("If-None-Match");
+  for (const std::string& item : SplitList(header)) {
+    std::string_view tag = item;
+    if (tag == "*") return true;
+    if (tag.starts_with("W/")) tag.remove_prefix(2);
+    if (tag == etag) return true;
+  }
+  return false;
+}
+
+void ServeAsset(const httplib::Request& req, httplib::Response& res, std::string_view path) {
+  const AdminAsset* asset = FindAdminAsset(path);
+  if (!asset) return ReplyError(res, Status::NotFound(fmt::format("the admin page has no file \"{}\"", path)));
+  const std::string etag = fmt::format("\"{}\"", asset->hash);
+  // Weak: httplib may compress the body, and the bytes then differ per encoding.
+  res.set_header("ETag", "W/" + etag);
+  res.set_header("Cache-Control", "no-cache");  // always revalidated: a new binary's page shows at once
+  res.set_header("Vary", "Accept-Encoding");
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("Content-Security-Policy", kPagePolicy);
+  if (NotModified(req, etag)) {
+    res.status = 304;
+    return;
+  }
+  res.status = 200;
+  res.set_content(reinterpret_cast<const char*>(asset->data), asset->size, AdminContentType(asset->path));
+}
+
+// "https://user:secret@host/v1" -> "https://•••@host/v1".
+std::string MaskUrlCredentials(const std::string& url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  size_t host = scheme + 3;
+  size_t at = url.find('@', host);
+  size_t slash = url.find('/', host);
+  if (at == std::string::npos || (slash != std::string::npos && at > slash)) return url;
+  return url.substr(0, host) + "•••" + url.substr(at);
+}
+
+json ProviderJson(const ProviderConfig& p) {
+  return {{"name", p.name},
+          {"kind", ProviderKindName(p.kind)},
+          {"base_url", MaskUrlCredentials(p.base_url)},
+          {"api_key_env", p.api_key_env},
+          {"api_key", p.api_key.empty() ? "not set" : "set"},
+          {"connect_timeout_ms", p.connect_timeout_ms},
+          {"first_byte_timeout_ms", p.first_byte_timeout_ms},
+          {"idle_timeout_ms", p.idle_timeout_ms}};
+}
+
+json PriceJson(const PriceConfig& p) {
+  return {{"model", p.model},
+          {"input", p.input},
+          {"output", p.output},
+          {"cache_read", p.cache_read},
+          {"cache_write", p.cache_write},
+          {"currency", p.currency}};
+}
+
+// The namespace's index as the settings view shows it: whether every window
+// has a vector of the current embedder, and how big the in-memory indexes are.
+json IndexHealthJson(memory::Namespace& ns) {
+  const size_t windows = ns.WindowCount();
+  const size_t vectors = ns.vectors().size();
+  return {{"windows", windows},
+          {"vectors", vectors},
+          {"windows_without_vector", windows > vectors ? windows - vectors : 0},
+          {"vector_search", ns.vectors().uses_graph() ? "hnsw" : "flat"},
+          {"lexical_documents", ns.words().size()},
+          {"excerpts_indexed", ns.excerpts().size()}};
+}
+
+// A chat export (or JSON Lines of ingest objects) stored and indexed, as
+// `cilia ingest` does: searchable when the answer comes.
+Result<json> ImportChats(memory::Namespace& ns, std::string_view body, ingest::ImportFormat format,
+                         std::string_view file_stem) {
+  if (format == ingest::ImportFormat::kAuto) {
+    CILIA_ASSIGN_OR_RETURN(format, ingest::DetectImportFormat(body));
+  }
+  CILIA_ASSIGN_OR_RETURN(auto conversations, ingest::ImportText(body, file_stem, format));
+  memory::Archive archive(ns);
+  CILIA_ASSIGN_OR_RETURN(auto outcomes, archive.StoreAll(conversations));
+  int stored = 0, duplicates = 0;
+  for (const memory::IngestOutcome& outcome : outcomes) {
+    stored += outcome.stored;
+    duplicates += outcome.duplicates;
+    CILIA_RETURN_IF_ERROR(archive.IndexConversation(outcome.conversation_id).With("indexing"));
+  }
+  return json{{"format", ingest::ImportFormatName(format)},
+              {"conversations", outcomes.size()},
+              {"stored", stored},
+              {"duplicates", duplicates}};
+}
+
+// Whether the body's first line is a cilia export's header.
+bool IsCiliaDump(std::string_view body) {
+  std::string_view first = body.substr(0, body.find('\n'));
+  json header = json::parse(first.begin(), first.end(), nullptr, false);
+  return header.is_object() && header.value("type", json()) == "cilia-export";
+}
+
+Result<json> ImportDump(memory::Namespace& ns, const std::string& body) {
+  std::istringstream in(body);
+  CILIA_ASSIGN_OR_RETURN(memory::ImportSummary summary, memory::ImportNamespace(ns, in));
+  return json{{"format", "cilia"},
+              {"conversations", summary.conversations},
+              {"stored", summary.messages},
+              {"duplicates", summary.duplicates},
+              {"files", summary.files},
+              {"excerpts", summary.excerpts},
+              {"candidates", summary.candidates}};
+}
+
+json UsageJson(const store::TurnRepo::Usage& u, const Config& config) {
+  const PriceConfig* price = config.FindPrice(u.model);
+  std::optional<double> cost = UsageCost(u, price);
+  return {{"day", u.day},
+          {"model", u.model},
+          {"requests", u.requests},
+          {"failed", u.failed},
+          {"input_tokens", u.input_tokens},
+          {"output_tokens", u.output_tokens},
+          {"cache_read_tokens", u.cache_read_tokens},
+          {"cache_write_tokens", u.cache_write_tokens},
+          {"hit_rate", u.input_tokens > 0 ? static_cast<double>(u.cache_read_tokens) / u.input_tokens : 0.0},
+          {"recall_rounds", u.recall_rounds},
+          {"first_byte_ms_avg", u.first_byte_ms_avg < 0 ? json(nullptr) : json(u.first_byte_ms_avg)},
+          {"total_ms_avg", u.total_ms_avg},
+          {"total_ms_max", u.total_ms_max},
+          {"cost", cost ? json(*cost) : json(nullptr)},
+          {"currency", price ? json(price->currency) : json(nullptr)}};
+}
+
+// Days with messages, in the owner's zone, with how many.
+Result<json> TimelineJson(memory::Namespace& ns) {
+  CILIA_ASSIGN_OR_RETURN(auto counts, ns.store().Read([](store::Database& db) {
+    return store::MessageRepo(db).CountsPerQuarterHour();
+  }));
+  std::map<std::string, int64_t> per_day;
+  for (const auto& [start, n] : counts) per_day[ns.tz().LocalDate(start).ToString()] += n;
+  json days = json::array();
+  for (const auto& [day, n] : per_day) days.push_back({{"day", day}, {"messages", n}});
+  return json{{"days", std::move(days)}};
+}
+
+// The conversations of one local day, each with its first message that day.
+Result<json> DayJson(memory::Namespace& ns, CivilDate day) {
+  const UnixMs from = ns.tz().StartOfDay(day);
+  const UnixMs to = ns.tz().StartOfDay(AddDays(day, 1));
+  return ns.store().Read([&](store::Database& db) -> Result<json> {
+    store::MessageRepo repo(db);
+    CILIA_ASSIGN_OR_RETURN(auto spans, repo.ConversationsBetween(from, to));
+    json list = json::array();
+    for (const auto& span : spans) {
+      CILIA_ASSIGN_OR_RETURN(auto conv, repo.GetConversation(span.conversation_id));
+      CILIA_ASSIGN_OR_RETURN(auto first, repo.MessagesFrom(span.conversation_id, span.first_seq, 1));
+      if (!conv || first.empty()) continue;
+      list.push_back({{"id", conv->external_id},
+                      {"title", conv->title},
+                      {"messages", span.messages},
+                      {"first_message_id", memory::MessagePublicId(first.front())},
+                      {"first_at", FormatRfc3339(first.front().created_at,
+                                                 ns.tz().OffsetMinutes(first.front().created_at))}});
+    }
+    return json{{"day", day.ToString()}, {"conversations", std::move(list)}};
+  });
+}
+
+}  // namespace
+
+const AdminAsset* FindAdminAsset(std::string_view path) {
+  if (path.empty()) path = "index.html";
+  for (size_t i = 0; i < kAdminAssetCount; ++i) {
+    if (path == kAdminAssets[i].path) return &kAdminAssets[i];
+  }
+  return nullptr;
+}
+
+const char* AdminContentType(std::string_view path) {
+  static constexpr std::pair<std::string_view, const char*> kTypes[] = {
+      {".html", "text/html; charset=utf-8"},       {".js", "text/javascript; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},         {".svg", "image/svg+xml"},
+      {".json", "application/json"},               {".webmanifest", "application/manifest+json"},
+      {".png", "image/png"},                       {".ico", "image/x-icon"},
+  };
+  for (const auto& [extension, type] : kTypes) {
+    if (path.ends_with(extension)) return type;
+  }
+  return "application/octet-stream";
+}
+
+json SettingsConfigJson(const Config& c) {
+  json providers = json::array();
+  for (const ProviderConfig& p : c.providers) providers.push_back(ProviderJson(p));
+  json prices = json::array();
+  for (const PriceConfig& p : c.prices) prices.push_back(PriceJson(p));
+  return {
+      {"file", c.file},
+      {"server",
+       {{"listen", c.server.listen},
+        {"data_dir", c.server.data_dir},
+        {"time_zone", c.server.time_zone},
+        {"threads", c.server.threads},
+        {"keep_alive_timeout_s", c.server.keep_alive_timeout_s},
+        {"max_body_mb", c.server.max_body_mb},
+        {"read_timeout_s", c.server.read_timeout_s},
+        {"write_timeout_s", c.server.write_timeout_s},
+        {"cors_origins", c.server.cors_origins},
+        {"log_level", c.server.log_level}}},
+      {"providers", std::move(providers)},
+      {"models",
+       {{"public_name", c.models.public_name},
+        {"chat", c.models.chat},
+        {"extract", c.models.extract},
+        {"vision", c.models.vision},
+        {"aliases", c.models.aliases}}},
+      {"embedding",
+       {{"kind", EmbedderKindName(c.embedding.kind)},
+        {"provider", c.embedding.provider},
+        {"model", c.embedding.model},
+        {"dimensions", c.embedding.dimensions},
+        {"batch_size", c.embedding.batch_size},
+        {"timeout_ms", c.embedding.timeout_ms}}},
+      {"index", {{"hnsw_threshold", c.index.hnsw_threshold}}},
+      {"retrieval",
+       {{"vector_weight", c.retrieval.vector_weight},
+        {"lexical_weight", c.retrieval.lexical_weight},
+        {"rrf_k", c.retrieval.rrf_k},
+        {"recency_days", c.retrieval.recency_days},
+        {"min_vector_similarity", c.retrieval.min_vector_similarity},
+        {"relative_floor", c.retrieval.relative_floor},
+        {"per_conversation_day_cap", c.retrieval.per_conversation_day_cap},
+        {"default_limit", c.retrieval.default_limit},
+        {"max_limit", c.retrieval.max_limit}}},
+      {"features",
+       {{"memory", c.features.memory}, {"recall_tool", c.features.recall_tool}, {"compression", c.features.compression}}},
+      {"gateway",
+       {{"recall_rounds", c.gateway.recall_rounds},
+        {"recall_results", c.gateway.recall_results},
+        {"recall_result_chars", c.gateway.recall_result_chars},
+        {"menu_lines", c.gateway.menu_lines},
+        {"menu_tokens", c.gateway.menu_tokens},
+        {"snippets", c.gateway.snippets},
+        {"snippet_chars", c.gateway.snippet_chars},
+        {"compression_threshold_tokens", c.gateway.compression_threshold_tokens},
+        {"compression_keep_tokens", c.gateway.compression_keep_tokens},
+        {"keepalive_s", c.gateway.keepalive_s},
+        {"cache_ttl", c.gateway.cache_ttl},
+        {"chat_model_sees_images", c.gateway.chat_model_sees_images}}},
+      {"extraction",
+       {{"interval_minutes", c.extraction.interval_minutes},
+        {"min_messages", c.extraction.min_messages},
+        {"batch_size", c.extraction.batch_size},
+        {"overlap", c.extraction.overlap},
+        {"max_items", c.extraction.max_items},
+        {"review_threshold", c.extraction.review_threshold},
+        {"idle_minutes", c.extraction.idle_minutes},
+        {"similarity_threshold", c.extraction.similarity_threshold}}},
+      {"jobs",
+       {{"enabled", c.jobs.enabled},
+        {"extract_enabled", c.jobs.extract_enabled},
+        {"nightly_enabled", c.jobs.nightly_enabled},
+        {"nightly_at", c.jobs.nightly_at},
+        {"nightly_catch_up_days", c.jobs.nightly_catch_up_days},
+        {"retention_enabled", c.jobs.retention_enabled},
+        {"retention_interval_hours", c.jobs.retention_interval_hours},
+        {"turns_days", c.jobs.turns_days},
+        {"job_runs_days", c.jobs.job_runs_days},
+        {"candidates_days", c.jobs.candidates_days},
+        {"recall_log_days", c.jobs.recall_log_days}}},
+      {"prices", std::move(prices)},
+  };
+}
+
+std::optional<double> UsageCost(const store::TurnRepo::Usage& u, const PriceConfig* price) {
+  if (!price) return std::nullopt;
+  // input_tokens counts cached tokens too (store/turn_repo.h); they are priced apart.
+  const int64_t uncached = std::max<int64_t>(0, u.input_tokens - u.cache_read_tokens - u.cache_write_tokens);
+  return (static_cast<double>(uncached) * price->input + static_cast<double>(u.output_tokens) * price->output +
+          static_cast<double>(u.cache_read_tokens) * price->cache_read +
+          static_cast<double>(u.cache_write_tokens) * price->cache_write) /
+         1e6;
+}
+
+void RegisterAdminRoutes(ApiServer& server, memory::Registry& registry) {
+  for (const char* index : {"/admin", "/admin/"}) {
+    server.HandlePublic("GET", index, [](const httplib::Request& req, httplib::Response& res) {
+      ServeAsset(req, res, "index.html");
+    });
+  }
+  server.HandlePublic("GET", R"(/admin/(.+))", [](const httplib::Request& req, httplib::Response& res) {
+    ServeAsset(req, res, std::string(req.matches[1]));
+  });
+
+  // Any valid key may ask what it is: the page hides what its scopes forbid.
+  server.HandlePublic("GET", "/v1/whoami",
+                      [&server](const httplib::Request& req, httplib::Response& res) {
+                        Result<Principal> who = server.authenticator().Authenticate(req, /*allow_query_token=*/false);
+                        if (!who.ok()) return ReplyError(res, who.status());
+                        ReplyJson(res, 200,
+                                  {{"key_id", who->key_id},
+                                   {"namespace", who->name_space},
+                                   {"scopes", ScopeNames(who->scopes)}});
+                      });
+
+  server.Handle("GET", "/v1/export", Scope::kAdmin,
+                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
+                  auto ns = registry.Get(who.name_space);
+                  if (!ns.ok()) return ReplyError(res, ns.status());
+                  // Whole before the answer starts, so that a failure is a shaped
+                  // error and never a truncated dump under a 200.
+                  std::ostringstream dump;
+                  if (Status exported = memory::ExportNamespace(**ns, dump); !exported.ok()) {
+                    return ReplyError(res, exported);
+                  }
+                  const std::string day = registry.tz().LocalDate(registry.clock().Now()).ToString();
+                  res.set_header("Content-Disposition",
+                                 fmt::format("attachment; filename=\"cilia-{}-{}.jsonl\"", who.name_space, day));
+                  res.status = 200;
+                  res.set_content(std::move(dump).str(), "application/x-ndjson; charset=utf-8");
+                });
+
+  server.Handle("POST", "/v1/import", Scope::kAdmin,
+                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+                  const std::string format = req.has_param("format") ? req.get_param_value("format") : "auto";
+                  const bool dump = format == "cilia" || (format == "auto" && IsCiliaDump(req.body));
+                  std::optional<ingest::ImportFormat> chats;
+                  if (!dump) {
+                    auto parsed = ingest::ParseImportFormat(format);
+                    if (!parsed.ok()) {
+                      return ReplyError(res, Status::InvalidArgument(fmt::format(
+                                                 "format: {} (or cilia, a cilia export)", parsed.status().message())));
+                    }
+                    chats = *parsed;
+                  }
+                  if (req.body.empty()) return ReplyError(res, Status::InvalidArgument("the request body is empty; "
+                                                                                       "expected the file to import"));
+                  // A SillyTavern chat is named by its file.
+                  std::string stem = req.get_param_value("name");
+                  if (size_t dot = stem.rfind('.'); dot != std::string::npos) stem.resize(dot);
+                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                    return dump ? ImportDump(ns, req.body) : ImportChats(ns, req.body, *chats, stem);
+                  });
+                });
+
+  server.Handle("GET", "/v1/timeline", Scope::kMemoryRead,
+                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
+                  ReplyForNamespace(registry, who, res, [](memory::Namespace& ns) { return TimelineJson(ns); });
+                });
+
+  server.Handle("GET", R"(/v1/timeline/([^/]+))", Scope::kMemoryRead,
+                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+                  auto day = ParseDate(std::string(req.matches[1]));
+                  if (!day.ok()) return ReplyError(res, Status::InvalidArgument("day: " + day.status().message()));
+                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) { return DayJson(ns, *day); });
+                });
+
+  server.Handle("GET", "/v1/settings", Scope::kAdmin,
+                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
+                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                    const embed::Embedder& embedder = ns.embedder();
+                    return json{{"version", kVersion},
+                                {"namespace", ns.name()},
+                                {"config", SettingsConfigJson(registry.config())},
+                                {"embedder",
+                                 {{"id", embedder.id()}, {"dimension", embedder.dimension()}, {"remote", embedder.remote()}}},
+                                {"index", IndexHealthJson(ns)}};
+                  });
+                });
+
+  server.Handle("GET", "/v1/stats/usage", Scope::kAdmin,
+                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+                  auto days = IntParam(req, "days", kDefaultUsageDays, 1, kMaxUsageDays);
+                  if (!days.ok()) return ReplyError(res, days.status());
+                  const std::string first_day =
+                      AddDays(registry.tz().LocalDate(registry.clock().Now()), -static_cast<int>(*days - 1)).ToString();
+                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto usage, ns.store().Read([&](store::Database& db) {
+                      return store::TurnRepo(db).UsageSince(first_day);
+                    }));
+                    json list = json::array();
+                    for (const auto& row : usage) list.push_back(UsageJson(row, registry.config()));
+                    return json{{"first_day", first_day}, {"days", std::move(list)}};
+                  });
+                });
+}
+
+}  // namespace cilia::api
