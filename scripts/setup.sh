@@ -10,6 +10,7 @@ packages=(
   libicu-dev libhnswlib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs npm
+  chromium fonts-noto-cjk  # the admin page's end-to-end tests (playwright-core drives it)
 )
 
 missing=()
