@@ -96,7 +96,7 @@ function renderShell() {
   const topbar = h('header', { class: 'topbar' },
     h('a', { class: 'sr-only', href: '#main', onclick: (e) => { e.preventDefault(); main.focus(); } }, t('shell.skip')),
     h('div', { class: 'brand' }, h('img', { src: '/admin/icon.svg', alt: '' }), h('span', {}, 'cilia'),
-      h('span', { class: 'ns' }, `${who.namespace} · ${who.scopes.join(', ')}`)),
+      h('span', { class: 'ns' }, who.namespace, h('span', { class: 'scopes' }, ` · ${who.scopes.join(', ')}`))),
     languageButton(),
     h('button', { type: 'button', class: 'icon quiet', onclick: toggleTheme, 'aria-label': t('shell.theme'), title: t('shell.theme') }, icon('moon')),
     h('button', { type: 'button', class: 'icon quiet', 'aria-label': t('shell.logout'), title: t('shell.logout'),

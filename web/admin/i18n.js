@@ -58,7 +58,7 @@ export const STRINGS = {
     'archive.title': 'Archive', 'archive.query': 'Words to find', 'archive.exact': 'Exact text', 'archive.after': 'From',
     'archive.before': 'To', 'archive.conversation': 'Conversation', 'archive.all_conversations': 'All conversations',
     'archive.search': 'Search', 'archive.results': 'Results', 'archive.type_to_search': 'Type words to search every conversation.',
-    'archive.no_results': 'Nothing found.', 'archive.n_results': '{n} results in {ms} ms', 'archive.open': 'Open',
+    'archive.no_results': 'Nothing found.', 'archive.n_results': 'Found {n} in {ms} ms', 'archive.open': 'Open',
     'archive.timeline': 'Timeline', 'archive.no_days': 'No messages yet.', 'archive.weekdays': 'Mo,Tu,We,Th,Fr,Sa,Su',
     'archive.day_label': '{day}: {n} messages', 'archive.day_title': 'Conversations of {day}',
     'archive.no_messages_day': 'No messages that day.', 'archive.empty_conversation': 'This conversation has no messages.',
