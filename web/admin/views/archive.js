@@ -138,7 +138,16 @@ async function conversation(main, ctx, id) {
   pager(earlier, page.prev_cursor, 'before', id, (ms) => list.prepend(...ms.map(bubble)));
   pager(later, page.next_cursor, 'cursor', id, (ms) => list.append(...ms.map(bubble)));
   if (!page.messages.length) list.append(empty(t('archive.empty_conversation')));
-  const hit = hitId && list.querySelector(`[data-message-id="${CSS.escape(hitId)}"]`);
+  // A search result names its window's first message: the hit is the first from there that
+  // holds one of the words searched for.
+  let hit = hitId && list.querySelector(`[data-message-id="${CSS.escape(hitId)}"]`);
+  for (let el = hit; el && words.length; el = el.nextElementSibling) {
+    if (!el.querySelector('mark')) continue;
+    hit.classList.remove('hit');
+    el.classList.add('hit');
+    hit = el;
+    break;
+  }
   if (hit) {
     hit.setAttribute('tabindex', '-1');
     hit.scrollIntoView({ block: 'center' });
