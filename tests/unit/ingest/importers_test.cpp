@@ -148,8 +148,10 @@ TEST(ImportText, ReadsAnUploadWithoutAFileAndABrokenOneIsInvalid) {
   ASSERT_EQ(imported->size(), 1u);
   EXPECT_EQ((*imported)[0].conversation_id, "上传");
 
-  imported = ImportText("{\"mes\": \"hi\", \"name\": \"A\", \"is_user\": true}\n", "my-chat",
-                        ImportFormat::kSillyTavern);
+  imported = ImportText(
+      "{\"user_name\": \"A\", \"character_name\": \"B\", \"create_date\": \"2026-05-01@12h00m00s\"}\n"
+      "{\"mes\": \"hi\", \"name\": \"A\", \"is_user\": true}\n",
+      "my-chat", ImportFormat::kSillyTavern);
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   EXPECT_THAT((*imported)[0].conversation_id, HasSubstr("my-chat"));
 
