@@ -148,7 +148,7 @@ bool Namespace::Allows(const store::WindowFilter& filter, int64_t id) const {
   auto it = meta_.find(id);
   if (it == meta_.end()) return false;
   const WindowMeta& m = it->second;
-  return (!filter.from_ms || m.created_at >= *filter.from_ms) && (!filter.to_ms || m.created_at < *filter.to_ms) &&
+  return (!filter.from_ms || m.ended_at >= *filter.from_ms) && (!filter.to_ms || m.created_at < *filter.to_ms) &&
          (!filter.conversation_id || m.conversation_id == *filter.conversation_id);
 }
 

@@ -72,8 +72,9 @@ class Namespace {
   void AddAccess(int64_t id);
   size_t WindowCount() const;
   // At least as many windows as `filter` allows, from counts per UTC day
-  // and per conversation (exact when its times fall on day boundaries):
-  // whether listing the allowed windows is cheap, without listing them.
+  // and per conversation (exact when its times fall on day boundaries, but
+  // for a window reaching into the span from a day before it, which is
+  // rare): whether listing the allowed windows is cheap, without listing them.
   size_t AllowedAtMost(const store::WindowFilter& filter) const;
   // Whether the catalogue's entry of window `id` passes `filter`.
   bool Allows(const store::WindowFilter& filter, int64_t id) const;

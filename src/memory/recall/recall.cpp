@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 
@@ -81,6 +82,17 @@ nlohmann::json ToJson(const RecallReply& reply, const TimeZone& tz) {
   return {{"results", std::move(results)}, {"took_ms", std::round(reply.took_ms * 100) / 100}};
 }
 
+std::string WindowPublicId(int64_t window_id) { return "w_" + std::to_string(window_id); }
+
+std::optional<int64_t> ParseWindowId(std::string_view id) {
+  if (id.substr(0, 2) != "w_" || id.size() == 2) return std::nullopt;
+  int64_t n = 0;
+  const char* end = id.data() + id.size();
+  auto [ptr, ec] = std::from_chars(id.data() + 2, end, n);
+  if (ec != std::errc() || ptr != end || n <= 0) return std::nullopt;
+  return n;
+}
+
 Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_access) {
   const auto started = std::chrono::steady_clock::now();
   const index::RankingOptions& ranking = ns.options().ranking;
@@ -90,8 +102,18 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     return std::move(reply);
   };
 
-  const RecallPlan plan = PlanRecall(req, req.now.value_or(ns.clock().Now()), ns.tz());
-  CILIA_ASSIGN_OR_RETURN(const AllowedWindows allowed, FindAllowed(ns, plan));
+  const UnixMs now = req.now.value_or(ns.clock().Now());
+  RecallPlan plan = PlanRecall(req, now, ns.tz());
+  CILIA_ASSIGN_OR_RETURN(AllowedWindows allowed, FindAllowed(ns, plan));
+  if (allowed.none() && !plan.span_only && !plan.hint.phrases.empty() && req.time_words_filter) {
+    // Nothing at all was said in the named time ("camping in June" asked
+    // when no June holds any chat): the asker means another one, so the time
+    // words only raise what lies in their span.
+    RecallRequest unbound = req;
+    unbound.time_words_filter = false;
+    plan = PlanRecall(unbound, now, ns.tz());
+    CILIA_ASSIGN_OR_RETURN(allowed, FindAllowed(ns, plan));
+  }
   if (allowed.none()) return done();
   CILIA_ASSIGN_OR_RETURN(LaneHits lanes, RunLanes(ns, plan, allowed));
   const std::vector<index::FusedHit> ranked =
@@ -99,7 +121,10 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
   CILIA_ASSIGN_OR_RETURN(const Selection selection, SelectGroups(ns, plan, allowed, ranked));
   CILIA_ASSIGN_OR_RETURN(std::vector<RecallResult> excerpts,
                          RecallExcerpts(ns, ExcerptQueryFor(plan, allowed, lanes, ranking)));
-  reply.results = JoinResults(RenderSelection(selection, ns.tz()), std::move(excerpts), plan.limit);
+  std::vector<RecallResult> windows = RenderSelection(selection, ns.tz());
+  reply.results = plan.span_only ? JoinSpanResults(std::move(windows), std::move(excerpts), plan.limit,
+                                                   ranking.per_conversation_day_cap, ns.tz())
+                                 : JoinResults(std::move(windows), std::move(excerpts), plan.limit);
   if (count_access) CILIA_RETURN_IF_ERROR(RecordRecall(ns, reply.results, selection, req.query));
   return done();
 }

@@ -28,11 +28,21 @@ RecallPlan PlanRecall(const RecallRequest& req, UnixMs now, const TimeZone& tz) 
   if (req.exact) return plan;
   plan.hint = ParseTimeWords(req.query, now, tz);
   if (!plan.hint.phrases.empty()) plan.lexical_text = plan.hint.rest;
-  if (plan.hint.from) plan.filter.from_ms = std::max(plan.filter.from_ms.value_or(*plan.hint.from), *plan.hint.from);
-  // A named time keeps its start but reaches a few days further; windows
-  // inside the named time rank higher (RankHits).
-  if (plan.hint.to) {
-    const UnixMs reach = *plan.hint.to + kTellingLagDays * kMsPerDay;
+  const bool future = plan.hint.from && *plan.hint.from > now;
+  if (!req.time_words_filter) {
+    if (plan.hint.from && plan.hint.to && !future) plan.boost_span = std::make_pair(*plan.hint.from, *plan.hint.to);
+    return plan;
+  }
+  if (plan.hint.from && !future) {
+    plan.filter.from_ms = std::max(plan.filter.from_ms.value_or(*plan.hint.from), *plan.hint.from);
+  }
+  const bool bounded = plan.filter.from_ms || plan.filter.to_ms || (plan.hint.to && !future);
+  plan.span_only = bounded && AsksOnlyWhatWasSaid(plan.lexical_text);
+  // A named time keeps its start but reaches a few days further, where it
+  // is told of (windows inside the named time rank higher: RankHits); a
+  // span's own answer keeps to the span.
+  if (plan.hint.to && !future) {
+    const UnixMs reach = std::min(*plan.hint.to + (plan.span_only ? 0 : kTellingLagDays * kMsPerDay), now + 1);
     plan.filter.to_ms = std::min(plan.filter.to_ms.value_or(reach), reach);
   }
   return plan;
@@ -118,10 +128,39 @@ Result<std::vector<int64_t>> SearchWords(Namespace& ns, const RecallPlan& plan, 
   return ids;
 }
 
+// The span's windows, the most recalled first, then the newest.
+Result<std::vector<int64_t>> SpanWindows(Namespace& ns, const AllowedWindows& allowed) {
+  std::vector<int64_t> ids = allowed.ids();
+  if (!allowed.listed()) {
+    CILIA_ASSIGN_OR_RETURN(ids, ns.store().Read([&](store::Database& db) {
+      return store::WindowRepo(db).IdsWhere(allowed.filter());
+    }));
+  }
+  struct Entry {
+    int64_t access, created_at, id;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(ids.size());
+  for (int64_t id : ids) {
+    if (auto meta = ns.GetWindowMeta(id)) entries.push_back({meta->access_count, meta->created_at, id});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.access, a.created_at, a.id) > std::tie(b.access, b.created_at, b.id);
+  });
+  std::vector<int64_t> out;
+  out.reserve(entries.size());
+  for (const Entry& e : entries) out.push_back(e.id);
+  return out;
+}
+
 }  // namespace
 
 Result<LaneHits> RunLanes(Namespace& ns, const RecallPlan& plan, const AllowedWindows& allowed) {
   LaneHits lanes;
+  if (plan.span_only) {
+    CILIA_ASSIGN_OR_RETURN(lanes.lexical_ids, SpanWindows(ns, allowed));
+    return lanes;
+  }
   Result<VectorLane> vectors = VectorLane{};
   if (Executor* executor = ns.executor()) {
     auto beside = executor->Beside([&] { return SearchVectors(ns, plan, allowed); });
@@ -137,15 +176,6 @@ Result<LaneHits> RunLanes(Namespace& ns, const RecallPlan& plan, const AllowedWi
     lanes.vector_ids.push_back(id);
     lanes.similarity[id] = sim;
   }
-  // A question that is only a time ("what happened yesterday"): the
-  // windows of that time, newest first.
-  const store::WindowFilter& filter = allowed.filter();
-  if (lanes.lexical_ids.empty() && lanes.vector_ids.empty() && !plan.exact && (filter.from_ms || filter.to_ms)) {
-    CILIA_ASSIGN_OR_RETURN(auto recent, ns.store().Read([&](store::Database& db) {
-      return store::WindowRepo(db).Recent(filter, plan.fetch);
-    }));
-    for (const auto& h : recent) lanes.lexical_ids.push_back(h.id);
-  }
   return lanes;
 }
 
@@ -154,6 +184,14 @@ Result<LaneHits> RunLanes(Namespace& ns, const RecallPlan& plan, const AllowedWi
 std::vector<index::FusedHit> RankHits(const RecallPlan& plan, const LaneHits& lanes,
                                       const index::RankingOptions& ranking, const WindowMetaOf& meta_of) {
   std::vector<index::FusedHit> hits = index::FuseRanks(lanes.vector_ids, lanes.lexical_ids, ranking);
+  if (plan.span_only) {
+    for (auto& h : hits) {
+      const std::optional<WindowMeta> meta = meta_of(h.id);
+      h.score = meta ? kSpanWindowImportance * index::AccessMultiplier(meta->access_count, ranking) : 0;
+    }
+    std::erase_if(hits, [](const index::FusedHit& h) { return h.score <= 0; });
+    return hits;
+  }
   index::RankingOptions recency = ranking;
   if (plan.hint.recent) recency.recency_days = ranking.recency_days / 4;  // "recently": favour the recent harder
   for (auto& h : hits) {
@@ -167,7 +205,10 @@ std::vector<index::FusedHit> RankHits(const RecallPlan& plan, const LaneHits& la
     const double age_days = static_cast<double>(plan.now - meta->created_at) / kMsPerDay;
     h.score = h.fused * index::RecencyMultiplier(age_days, recency) *
               index::AccessMultiplier(meta->access_count, ranking);
-    if (plan.hint.to && meta->created_at >= *plan.hint.to) h.score *= kTellingLagWeight;
+    if (plan.hint.to && !plan.boost_span && meta->created_at >= *plan.hint.to) h.score *= kTellingLagWeight;
+    if (plan.boost_span && meta->ended_at >= plan.boost_span->first && meta->created_at < plan.boost_span->second) {
+      h.score *= kSpanBoost;
+    }
   }
   std::stable_sort(hits.begin(), hits.end(),
                    [](const index::FusedHit& a, const index::FusedHit& b) { return a.score > b.score; });
@@ -204,6 +245,18 @@ bool Overlaps(const WindowGroup& g, const ReadWindow& w) {
   return false;
 }
 
+// Whether a window whose messages run from before the span to after it has
+// a message inside it (one that starts or ends inside has).
+Result<bool> HasMessageIn(store::MessageRepo& messages, const ReadWindow& w, const store::WindowFilter& span) {
+  const bool straddles = span.from_ms && span.to_ms && w.record.created_at < *span.from_ms && w.record.ended_at >= *span.to_ms;
+  if (!straddles) return true;
+  for (const StoredSpan& s : w.spans) {
+    CILIA_ASSIGN_OR_RETURN(auto m, messages.GetMessage(s.message_id));
+    if (m && m->created_at >= *span.from_ms && m->created_at < *span.to_ms) return true;
+  }
+  return false;
+}
+
 void AddWindow(WindowGroup& g, ReadWindow w) {
   g.conversation_id = w.record.conversation_id;
   g.chars += w.chars;
@@ -228,6 +281,8 @@ Result<Selection> SelectGroups(Namespace& ns, const RecallPlan& plan, const Allo
       if (!stored) continue;
       if (plan.exact && !index::ContainsForMatch(stored->body, plan.query)) continue;
       ReadWindow w = Read(std::move(*stored));
+      CILIA_ASSIGN_OR_RETURN(bool in_span, HasMessageIn(message_repo, w, allowed.filter()));
+      if (!in_span) continue;
       auto merged = std::find_if(out.groups.begin(), out.groups.end(), [&](const WindowGroup& g) {
         return g.chars + w.chars <= ranking.max_merged_chars && Overlaps(g, w);
       });
@@ -236,7 +291,8 @@ Result<Selection> SelectGroups(Namespace& ns, const RecallPlan& plan, const Allo
         continue;
       }
       if (!allowed.filter().conversation_id) {
-        int& n = per_day[{w.record.conversation_id, tz.FormatLocal(w.record.created_at, false)}];
+        const int64_t conversation = plan.span_only ? 0 : w.record.conversation_id;
+        int& n = per_day[{conversation, tz.FormatLocal(w.record.created_at, false)}];
         if (n >= ranking.per_conversation_day_cap) continue;
         ++n;
       }
@@ -245,20 +301,27 @@ Result<Selection> SelectGroups(Namespace& ns, const RecallPlan& plan, const Allo
       AddWindow(g, std::move(w));
       out.groups.push_back(std::move(g));
     }
-    for (const WindowGroup& g : out.groups) {
-      if (!out.conversations.count(g.conversation_id)) {
-        CILIA_ASSIGN_OR_RETURN(auto conv, message_repo.GetConversation(g.conversation_id));
-        if (conv) out.conversations.emplace(g.conversation_id, std::move(*conv));
-      }
-      for (const auto& [message_id, begin] : g.span_keys) {
-        if (out.messages.count(message_id)) continue;
-        CILIA_ASSIGN_OR_RETURN(auto m, message_repo.GetMessage(message_id));
-        if (m) out.messages.emplace(message_id, std::move(*m));
-      }
-    }
-    return Status::Ok();
+    return ReadSources(db, out);
   }));
   return out;
+}
+
+void AddToGroup(WindowGroup& group, store::WindowRecord window) { AddWindow(group, Read(std::move(window))); }
+
+Status ReadSources(store::Database& db, Selection& selection) {
+  store::MessageRepo message_repo(db);
+  for (const WindowGroup& g : selection.groups) {
+    if (!selection.conversations.count(g.conversation_id)) {
+      CILIA_ASSIGN_OR_RETURN(auto conv, message_repo.GetConversation(g.conversation_id));
+      if (conv) selection.conversations.emplace(g.conversation_id, std::move(*conv));
+    }
+    for (const auto& [message_id, begin] : g.span_keys) {
+      if (selection.messages.count(message_id)) continue;
+      CILIA_ASSIGN_OR_RETURN(auto m, message_repo.GetMessage(message_id));
+      if (m) selection.messages.emplace(message_id, std::move(*m));
+    }
+  }
+  return Status::Ok();
 }
 
 // ---- render ----------------------------------------------------------------
@@ -293,7 +356,7 @@ Rendered Render(const WindowGroup& g, const store::ConversationRecord& conv,
   Rendered r;
   if (pieces.empty()) return r;
   r.created_at = pieces.front().message->created_at;
-  r.text = WindowHeader(r.created_at, tz, conv.title, conv.external_id);
+  r.text = WindowHeader(r.created_at, tz, conv.title, conv.external_id, pieces.back().message->created_at);
   std::string last_speaker;
   const store::MessageRecord* last_message = nullptr;
   for (const Piece& p : pieces) {
@@ -343,12 +406,14 @@ ExcerptQuery ExcerptQueryFor(const RecallPlan& plan, const AllowedWindows& allow
   q.lexical_text = plan.lexical_text;
   q.exact = plan.exact;
   q.query_vector = std::move(lanes.query_vector);
+  lanes.query_vector.reset();
   q.from_ms = allowed.filter().from_ms;
   q.to_ms = allowed.filter().to_ms;
   q.conversation_row = allowed.filter().conversation_id;
   q.now = plan.now;
   q.limit = plan.limit;
   q.recency_days = plan.hint.recent ? ranking.recency_days / 4 : 0;
+  q.span_only = plan.span_only;
   return q;
 }
 
@@ -359,6 +424,22 @@ std::vector<RecallResult> JoinResults(std::vector<RecallResult> windows, std::ve
                    [](const RecallResult& a, const RecallResult& b) { return a.score > b.score; });
   if (windows.size() > static_cast<size_t>(limit)) windows.resize(static_cast<size_t>(limit));
   return windows;
+}
+
+std::vector<RecallResult> JoinSpanResults(std::vector<RecallResult> windows, std::vector<RecallResult> excerpts,
+                                          int limit, int per_day, const TimeZone& tz) {
+  for (RecallResult& r : excerpts) windows.push_back(std::move(r));
+  std::stable_sort(windows.begin(), windows.end(), [](const RecallResult& a, const RecallResult& b) {
+    return a.score != b.score ? a.score > b.score : a.created_at > b.created_at;
+  });
+  std::vector<RecallResult> out;
+  std::map<std::string, int> on_day;
+  for (RecallResult& r : windows) {
+    if (static_cast<int>(out.size()) >= limit) break;
+    if (on_day[tz.FormatLocal(r.created_at, false)]++ >= per_day) continue;
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 // ---- record ----------------------------------------------------------------

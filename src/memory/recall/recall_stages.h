@@ -50,8 +50,19 @@ struct RecallPlan {
   int limit = 10;
   int fetch = 30;  // hits each lane returns
   UnixMs now = 0;
+  // A question that is only a time ("昨天", "what did we talk about
+  // yesterday", or generic words under after/before): what was said in the
+  // span answers it, by importance, then newest first, a few a day.
+  bool span_only = false;
+  // Where time words only raise results (time_words_filter false): their
+  // span, and windows reaching into it score kSpanBoost times more.
+  std::optional<std::pair<UnixMs, UnixMs>> boost_span;
 };
 
+inline constexpr double kSpanBoost = 1.5;
+
+// A span from time words never reaches past `now`, and one wholly after it
+// ("下周", "next month": a plan being told) bounds nothing.
 RecallPlan PlanRecall(const RecallRequest& request, UnixMs now, const TimeZone& tz);
 
 // ---- allowed ---------------------------------------------------------------
@@ -109,7 +120,8 @@ struct LaneHits {
 // The vector lane (an embedder call, then the graph) runs beside the
 // lexical one on the namespace's executor, when it has one: on two cores a
 // recall takes the longer of the two, not both. A question that is only a
-// time, which neither lane answers, gets that time's windows, newest first.
+// time gets that time's windows instead (as lexical hits), the most
+// recalled first, then the newest.
 Result<LaneHits> RunLanes(Namespace& ns, const RecallPlan& plan, const AllowedWindows& allowed);
 
 // ---- rank ------------------------------------------------------------------
@@ -119,7 +131,9 @@ using WindowMetaOf = std::function<std::optional<WindowMeta>(int64_t)>;
 // Both lanes' hits fused, times recency and access, a named time's later
 // (telling) days weighed down; hits without a score, and vector-only hits
 // too far from the query, dropped; the relative floor applied (not to an
-// exact query). Best first.
+// exact query). Best first. A span's windows score their importance:
+// kSpanWindowImportance times the access multiplier, in the lanes' order.
+inline constexpr double kSpanWindowImportance = 0.5;  // an excerpt's default importance
 std::vector<index::FusedHit> RankHits(const RecallPlan& plan, const LaneHits& lanes,
                                       const index::RankingOptions& ranking, const WindowMetaOf& meta);
 
@@ -132,7 +146,7 @@ struct WindowGroup {
   std::set<std::pair<int64_t, size_t>> span_keys;  // (message id, begin)
   size_t chars = 0;                                 // code points of the windows' bodies
   double score = 0;
-  std::string public_id() const { return "w_" + std::to_string(windows.front().id); }
+  std::string public_id() const { return WindowPublicId(windows.front().id); }
 };
 
 struct Selection {
@@ -141,9 +155,16 @@ struct Selection {
   std::unordered_map<int64_t, store::MessageRecord> messages;  // every message the groups quote
 };
 
-// Walks the ranking: verifies exact hits, merges a window into a group it
-// overlaps (up to max_merged_chars), keeps at most per_conversation_day_cap
-// groups per conversation and day unless one conversation is asked.
+// Adds a window to a group: its spans, its characters.
+void AddToGroup(WindowGroup& group, store::WindowRecord window);
+// Reads the conversations and messages the groups quote.
+Status ReadSources(store::Database& db, Selection& selection);
+
+// Walks the ranking: verifies exact hits, and that a window straddling a
+// span has a message in it; merges a window into a group it overlaps (up to
+// max_merged_chars); keeps at most per_conversation_day_cap groups per
+// conversation and day unless one conversation is asked (per day, whatever
+// the conversation, for a span's windows).
 Result<Selection> SelectGroups(Namespace& ns, const RecallPlan& plan, const AllowedWindows& allowed,
                                const std::vector<index::FusedHit>& ranked);
 
@@ -165,6 +186,10 @@ ExcerptQuery ExcerptQueryFor(const RecallPlan& plan, const AllowedWindows& allow
 // Window and excerpt results on one scale, best first, at most `limit`.
 std::vector<RecallResult> JoinResults(std::vector<RecallResult> windows, std::vector<RecallResult> excerpts,
                                       int limit);
+// A span's answer: windows and excerpts by score (importance), then newest
+// first, at most `per_day` a local day, at most `limit`.
+std::vector<RecallResult> JoinSpanResults(std::vector<RecallResult> windows, std::vector<RecallResult> excerpts,
+                                          int limit, int per_day, const TimeZone& tz);
 
 // ---- record ----------------------------------------------------------------
 

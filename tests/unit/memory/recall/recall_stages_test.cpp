@@ -76,12 +76,16 @@ class RecallStagesTest : public ::testing::Test {
 // ---- plan ------------------------------------------------------------------
 
 TEST_F(RecallStagesTest, PlanTurnsTimeWordsIntoBoundsThatReachTheTellingDays) {
-  RecallPlan plan = Plan("昨天跑了多少公里");
+  RecallPlan plan = Plan("6月10日跑了多少公里");
   EXPECT_EQ(plan.lexical_text, "跑了多少公里");
+  EXPECT_FALSE(plan.span_only);
   ASSERT_TRUE(plan.filter.from_ms && plan.filter.to_ms);
-  EXPECT_EQ(*plan.filter.from_ms, At("2026-06-19T00:00:00+08:00"));
-  EXPECT_EQ(*plan.filter.to_ms, At("2026-06-20T00:00:00+08:00") + kTellingLagDays * kMsPerDay);
+  EXPECT_EQ(*plan.filter.from_ms, At("2026-06-10T00:00:00+08:00"));
+  EXPECT_EQ(*plan.filter.to_ms, At("2026-06-11T00:00:00+08:00") + kTellingLagDays * kMsPerDay);
   EXPECT_EQ(plan.fetch, 30);
+  // The lag never reaches past now.
+  RecallPlan yesterday = Plan("昨天跑了多少公里");
+  EXPECT_EQ(*yesterday.filter.to_ms, At("2026-06-20T12:00:00+08:00") + 1);
 }
 
 TEST_F(RecallStagesTest, PlanOfAnExactQueryReadsNoTimeWords) {
@@ -119,8 +123,8 @@ TEST_F(RecallStagesTest, AllowedIsEverythingWithoutAFilter) {
 }
 
 TEST_F(RecallStagesTest, AllowedListsANarrowSpanAndTestsABroadOne) {
-  for (int d = 1; d <= 30; ++d) {
-    const std::string day = fmt::format("2026-04-{:02}", d);
+  for (int d = 1; d <= 40; ++d) {
+    const std::string day = d <= 30 ? fmt::format("2026-04-{:02}", d) : fmt::format("2026-05-{:02}", d - 30);
     Ingest("day-" + day, {{"k" + day, "阿杰", "kiwi note of " + day, day + "T12:00:00+08:00"}});
   }
   RecallRequest req;
@@ -139,7 +143,7 @@ TEST_F(RecallStagesTest, AllowedListsANarrowSpanAndTestsABroadOne) {
   AllowedWindows month = Allowed(PlanRecall(req, At("2026-06-20T12:00:00+08:00"), t_.ns().tz()));
   EXPECT_FALSE(month.listed());
   int allowed = 0;
-  for (int64_t id = 1; id <= 30; ++id) allowed += month.Allows(id);
+  for (int64_t id = 1; id <= 40; ++id) allowed += month.Allows(id);
   EXPECT_EQ(allowed, 20);
 }
 
