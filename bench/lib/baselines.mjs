@@ -1,7 +1,7 @@
 // BM25 baselines over the same ingest bodies cilia gets. Results are rendered the way cilia
 // renders archive results (a "[date · title]" header, "Speaker: " where the speaker changes),
-// so characters returned compare; only the message text is indexed, as in cilia.
-import { BM25, bigramTokens, wordTokens } from './bm25.mjs';
+// so characters returned compare.
+import { BM25, bigramTokens, contentWordTokens, wordTokens } from './bm25.mjs';
 import { charCount } from './metrics.mjs';
 import { contentText } from './datasets.mjs';
 
@@ -28,18 +28,29 @@ function result(conversation, messages) {
   };
 }
 
-// Consecutive whole messages packed up to 700 characters of message text (a longer message
-// stands alone).
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+// "8 May, 2023": a session's date as LoCoMo writes it.
+function dateLine(createdAt) {
+  const d = new Date(createdAt);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}, ${d.getUTCFullYear()}`;
+}
+
+const speakerLine = (message) => `${message.name || message.role}: ${contentText(message.content)}`;
+
+// The strong window baseline of issue 10: "Speaker: text" lines packed up to 700 characters
+// per conversation (a longer line stands alone), each window after the first starting with
+// the previous one's last line.
 export function packWindows(messages, limit = WINDOW_CHARS) {
   const windows = [];
   let current = [];
   let length = 0;
   for (const message of messages) {
-    const size = charCount(contentText(message.content));
+    const size = charCount(speakerLine(message));
     if (current.length > 0 && length + size > limit) {
       windows.push(current);
-      current = [];
-      length = 0;
+      current = current.slice(-1);
+      length = charCount(speakerLine(current[0]));
     }
     current.push(message);
     length += size;
@@ -48,20 +59,22 @@ export function packWindows(messages, limit = WINDOW_CHARS) {
   return windows;
 }
 
-function index(conversations, tokenize, unitsOf) {
+function index(conversations, tokenize, unitsOf, indexedText) {
   const bm25 = new BM25({ k1: 1.2, b: 0.75, tokenize });
   for (const conversation of conversations) {
-    for (const messages of unitsOf(conversation)) {
-      bm25.add(result(conversation, messages), messages.map((m) => contentText(m.content)).join('\n'));
-    }
+    for (const messages of unitsOf(conversation)) bm25.add(result(conversation, messages), indexedText(messages));
   }
   return { search: (query, limit) => bm25.search(query, limit).map((hit) => hit.item) };
 }
 
-export const turnBaseline = (conversations, tokenize = wordTokens) =>
-  index(conversations, tokenize, (c) => c.messages.map((m) => [m]));
+const messageTexts = (messages) => messages.map((m) => contentText(m.content)).join('\n');
 
-export const windowBaseline = (conversations, tokenize = wordTokens) =>
-  index(conversations, tokenize, (c) => packWindows(c.messages));
+export const turnBaseline = (conversations, tokenize = wordTokens) =>
+  index(conversations, tokenize, (c) => c.messages.map((m) => [m]), messageTexts);
+
+// The window's date line, then its "Speaker: text" lines, English stop words left out.
+export const windowBaseline = (conversations) =>
+  index(conversations, contentWordTokens, (c) => packWindows(c.messages),
+    (messages) => [dateLine(messages[0].created_at), ...messages.map(speakerLine)].join('\n'));
 
 export const bigramTurnBaseline = (conversations) => turnBaseline(conversations, bigramTokens);

@@ -88,12 +88,14 @@ int RunServe(const CommandLine& command_line) {
   if (Status first_key = CreateFirstKeyIfNone(**keys, *config); !first_key.ok()) {
     return ExitWithError(first_key, kExitFailure);
   }
-  auto registry = memory::Registry::Open(*config);
-  if (!registry.ok()) return ExitWithError(registry.status(), kExitFailure);
   // All background work runs here: the indexer and the scheduler hold one
-  // worker each for as long as serve runs; the rest is per request.
+  // worker each for as long as serve runs; the rest is per request (recall's
+  // lanes among it). Declared before the registry, which hands it to every
+  // namespace, so that it outlives them.
   Executor executor(static_cast<size_t>(config->server.threads) + kLoopWorkers,
                     static_cast<size_t>(config->server.threads));
+  auto registry = memory::Registry::Open(*config, Clock::System(), &executor);
+  if (!registry.ok()) return ExitWithError(registry.status(), kExitFailure);
 
   // Declared before the server, so that it outlives every request: its
   // destructor waits for streams and summaries still running.

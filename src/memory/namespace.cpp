@@ -13,8 +13,8 @@ namespace cilia::memory {
 
 Result<std::shared_ptr<Namespace>> Namespace::Open(const NamespaceOptions& options,
                                                    std::shared_ptr<const embed::Embedder> embedder,
-                                                   const TimeZone& tz, const Clock& clock) {
-  std::shared_ptr<Namespace> ns(new Namespace(options, std::move(embedder), tz, clock));
+                                                   const TimeZone& tz, const Clock& clock, Executor* executor) {
+  std::shared_ptr<Namespace> ns(new Namespace(options, std::move(embedder), tz, clock, executor));
   CILIA_ASSIGN_OR_RETURN(ns->store_, store::NamespaceStore::Open(options.dir, options.full_sync));
   ns->vectors_ = std::make_unique<index::VectorIndex>(ns->embedder_->dimension(), options.hnsw_threshold);
   CILIA_RETURN_IF_ERROR(ns->LoadCaches().With("namespace " + options.name));
@@ -148,7 +148,7 @@ bool Namespace::Allows(const store::WindowFilter& filter, int64_t id) const {
   auto it = meta_.find(id);
   if (it == meta_.end()) return false;
   const WindowMeta& m = it->second;
-  return (!filter.from_ms || m.created_at >= *filter.from_ms) && (!filter.to_ms || m.created_at < *filter.to_ms) &&
+  return (!filter.from_ms || m.ended_at >= *filter.from_ms) && (!filter.to_ms || m.created_at < *filter.to_ms) &&
          (!filter.conversation_id || m.conversation_id == *filter.conversation_id);
 }
 

@@ -20,6 +20,10 @@
 #include "store/namespace_store.h"
 #include "store/window_repo.h"
 
+namespace cilia {
+class Executor;
+}
+
 namespace cilia::memory {
 
 struct NamespaceOptions {
@@ -42,9 +46,12 @@ struct WindowMeta {
 
 class Namespace {
  public:
+  // `executor` (may be null: work then runs on the caller's thread) runs
+  // recall's lanes beside each other; it must outlive the namespace.
   static Result<std::shared_ptr<Namespace>> Open(const NamespaceOptions& options,
                                                  std::shared_ptr<const embed::Embedder> embedder,
-                                                 const TimeZone& tz, const Clock& clock);
+                                                 const TimeZone& tz, const Clock& clock,
+                                                 Executor* executor = nullptr);
 
   const std::string& name() const { return options_.name; }
   const NamespaceOptions& options() const { return options_; }
@@ -56,6 +63,7 @@ class Namespace {
   ExcerptIndex& excerpts() { return excerpts_; }
   const TimeZone& tz() const { return tz_; }
   const Clock& clock() const { return clock_; }
+  Executor* executor() const { return executor_; }
 
   // The window catalogue.
   void PutWindowMeta(int64_t id, WindowMeta meta);
@@ -64,8 +72,9 @@ class Namespace {
   void AddAccess(int64_t id);
   size_t WindowCount() const;
   // At least as many windows as `filter` allows, from counts per UTC day
-  // and per conversation (exact when its times fall on day boundaries):
-  // whether listing the allowed windows is cheap, without listing them.
+  // and per conversation (exact when its times fall on day boundaries, but
+  // for a window reaching into the span from a day before it, which is
+  // rare): whether listing the allowed windows is cheap, without listing them.
   size_t AllowedAtMost(const store::WindowFilter& filter) const;
   // Whether the catalogue's entry of window `id` passes `filter`.
   bool Allows(const store::WindowFilter& filter, int64_t id) const;
@@ -83,8 +92,8 @@ class Namespace {
 
  private:
   Namespace(NamespaceOptions options, std::shared_ptr<const embed::Embedder> embedder, const TimeZone& tz,
-            const Clock& clock)
-      : options_(std::move(options)), embedder_(std::move(embedder)), tz_(tz), clock_(clock) {}
+            const Clock& clock, Executor* executor)
+      : options_(std::move(options)), embedder_(std::move(embedder)), tz_(tz), clock_(clock), executor_(executor) {}
   Status LoadCaches();
   Result<bool> LoadVectorCache(store::WindowRepo& repo);
   std::string VectorCachePath() const { return options_.dir + "/vectors.cache"; }
@@ -95,6 +104,7 @@ class Namespace {
   std::shared_ptr<const embed::Embedder> embedder_;
   TimeZone tz_;
   const Clock& clock_;
+  Executor* executor_;
   std::unique_ptr<store::NamespaceStore> store_;
   std::unique_ptr<index::VectorIndex> vectors_;
   index::Bm25Index words_;

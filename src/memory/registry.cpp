@@ -20,9 +20,9 @@ bool IsValidNamespaceName(std::string_view name) {
   return true;
 }
 
-Result<std::unique_ptr<Registry>> Registry::Open(const Config& config, const Clock& clock) {
+Result<std::unique_ptr<Registry>> Registry::Open(const Config& config, const Clock& clock, Executor* executor) {
   CILIA_ASSIGN_OR_RETURN(TimeZone tz, TimeZone::Load(config.server.time_zone));
-  std::unique_ptr<Registry> r(new Registry(config, tz, clock));
+  std::unique_ptr<Registry> r(new Registry(config, tz, clock, executor));
   CILIA_ASSIGN_OR_RETURN(r->embedder_, embed::MakeEmbedder(config));
   std::error_code ec;
   fs::create_directories(fs::path(config.server.data_dir) / "ns", ec);
@@ -51,7 +51,7 @@ Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) {
   o.default_limit = rc.default_limit;
   o.max_limit = rc.max_limit;
   o.ranking.per_conversation_day_cap = rc.per_conversation_day_cap > 0 ? rc.per_conversation_day_cap : 1 << 30;
-  CILIA_ASSIGN_OR_RETURN(auto ns, Namespace::Open(o, embedder_, tz_, clock_));
+  CILIA_ASSIGN_OR_RETURN(auto ns, Namespace::Open(o, embedder_, tz_, clock_, executor_));
   open_.emplace(name, ns);
   return ns;
 }

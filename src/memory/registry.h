@@ -26,7 +26,10 @@ namespace cilia::memory {
 
 class Registry {
  public:
-  static Result<std::unique_ptr<Registry>> Open(const Config& config, const Clock& clock = Clock::System());
+  // `executor` (may be null) is handed to every namespace; it must outlive
+  // the registry.
+  static Result<std::unique_ptr<Registry>> Open(const Config& config, const Clock& clock = Clock::System(),
+                                                Executor* executor = nullptr);
   ~Registry();
 
   // The namespace, created when missing.
@@ -47,12 +50,14 @@ class Registry {
   const Clock& clock() const { return clock_; }
 
  private:
-  Registry(Config config, TimeZone tz, const Clock& clock) : config_(std::move(config)), tz_(std::move(tz)), clock_(clock) {}
+  Registry(Config config, TimeZone tz, const Clock& clock, Executor* executor)
+      : config_(std::move(config)), tz_(std::move(tz)), clock_(clock), executor_(executor) {}
   void BackgroundLoop();
 
   Config config_;
   TimeZone tz_;
   const Clock& clock_;
+  Executor* executor_;
   std::shared_ptr<const embed::Embedder> embedder_;
 
   mutable std::mutex mu_;

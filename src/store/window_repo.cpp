@@ -31,9 +31,11 @@ WindowRecord ReadWindow(const Statement& s) {
 }
 
 // SQL for the filter's conditions on windows aliased `w`, and their binder.
+// A window is in a span when its messages' times [created_at, ended_at]
+// reach into it.
 std::string FilterSql(const WindowFilter& f) {
   std::string sql;
-  if (f.from_ms) sql += " AND w.created_at >= ?";
+  if (f.from_ms) sql += " AND w.ended_at >= ?";
   if (f.to_ms) sql += " AND w.created_at < ?";
   if (f.conversation_id) sql += " AND w.conversation_id = ?";
   return sql;

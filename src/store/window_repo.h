@@ -18,7 +18,9 @@ namespace cilia::store {
 // Restricts a search to a time range and/or one conversation. A window's
 // time is that of its first message (the date its header shows).
 struct WindowFilter {
-  std::optional<int64_t> from_ms;  // window time in [from, to)
+  // A window whose messages' times reach into [from, to): it may have a
+  // message there (ended_at >= from, created_at < to).
+  std::optional<int64_t> from_ms;
   std::optional<int64_t> to_ms;
   std::optional<int64_t> conversation_id;
 };

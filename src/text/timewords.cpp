@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <initializer_list>
+#include <set>
+#include <string>
 
+#include "text/segmenter.h"
 #include "text/utf8.h"
 
 namespace cilia {
@@ -907,6 +910,32 @@ TimeHint ParseTimeWords(std::string_view query, UnixMs now, const TimeZone& tz) 
   }
   hint.rest = RestOf(query, found);
   return hint;
+}
+
+bool AsksOnlyWhatWasSaid(std::string_view rest) {
+  // In the form Words() gives them (stemmed, and Chinese as the dictionary
+  // cuts it), so that "talked" and "聊过" match.
+  static const std::set<std::string, std::less<>> kAskingWords = [] {
+    static constexpr const char* kList[] = {
+        // Chinese: talking, saying, happening, doing, and the nouns of such a question.
+        "聊", "聊聊", "聊天", "聊过", "谈", "谈过", "谈了", "说过", "讲", "讲过", "发生", "发生过", "干", "干了", "干嘛",
+        "做", "做了", "做过", "事", "事情", "啥", "些", "哪些", "记得", "还记得", "内容", "话题", "咱们", "咱", "一下",
+        "有没有", "过", "到", "那天", "当时", "时候", "那时候",
+        // English.
+        "talk", "talked", "talking", "chat", "chatted", "discuss", "discussed", "say", "said", "tell", "told", "happen",
+        "happened", "going", "go", "went", "up", "anything", "something", "everything", "stuff", "thing", "things",
+        "conversation", "conversations", "topic", "topics", "remind", "recall", "remember", "any", "all", "else",
+        "new", "day", "did", "done", "please", "mention", "mentioned"};
+    std::set<std::string, std::less<>> words;
+    for (const char* entry : kList) {
+      for (std::string& w : text::WordSegmenter::Get().Words(entry)) words.insert(std::move(w));
+    }
+    return words;
+  }();
+  for (const std::string& w : text::WordSegmenter::Get().Words(rest)) {
+    if (!text::IsStopWord(w) && !kAskingWords.count(w)) return false;
+  }
+  return true;
 }
 
 }  // namespace cilia

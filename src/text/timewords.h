@@ -28,4 +28,10 @@ struct TimeHint {
 
 TimeHint ParseTimeWords(std::string_view query, UnixMs now, const TimeZone& tz);
 
+// Whether `rest` (a query without its time words) asks for nothing but what
+// was said or done then: empty, or only stop words and the words of such a
+// question ("聊了什么", "我说了什么", "发生了什么", "what did we talk about",
+// "anything", "what happened"). Such a query is answered by the span itself.
+bool AsksOnlyWhatWasSaid(std::string_view rest);
+
 }  // namespace cilia

@@ -318,6 +318,48 @@ for (const [kind] of Object.entries(UPSTREAMS)) {
   });
 }
 
+// The menu cases of issue 10, through the gateway with a fresh data dir: what bears on the turn
+// gets a line, the statement before the question that asked it; what does not gets none.
+describe('the menu', () => {
+  const menuOf = (body) => {
+    const context = turnContextOf(body) ?? '';
+    const at = context.indexOf('Possibly relevant memories');
+    return at < 0 ? [] : context.slice(at).split('\n').slice(1).filter((line) => line.startsWith('- '));
+  };
+
+  test('a line only for what really matches, statements first, never the turn itself, time words no filter', async (t) => {
+    const gw = await openGateway();
+    t.after(() => gw.stop());
+    if (gw.skip) return t.skip(gw.skip);
+    const pet = `Brioche${uniqueId('x').slice(2)}`;
+    await say(gw, 'openai', `What was my cat ${pet}'s favourite toy again?`, { conversation: uniqueId('asked') });
+    await say(gw, 'openai', `My cat ${pet}'s favourite toy is a knitted mouse.`, { conversation: uniqueId('told') });
+    await say(gw, 'openai', 'We had noodles for lunch at the corner shop.', { conversation: uniqueId('noise') });
+    await say(gw, 'openai', 'Signed up for the Porto half marathon in May.', { conversation: uniqueId('race') });
+    assert.ok((await waitUntilSearchable(gw, `${pet} knitted mouse`, 'knitted mouse')).length, 'the fact is searchable');
+    assert.ok((await waitUntilSearchable(gw, 'Porto half marathon', 'Porto half marathon')).length);
+
+    const asking = uniqueId('ask');
+    await say(gw, 'openai', `${asking} what is ${pet}'s favourite toy?`, { conversation: uniqueId('now') });
+    const [sent] = await upstreamRequestsWith(gw.upstream, asking);
+    const menu = menuOf(sent.body);
+    assert.ok(menu.length >= 1, `a menu: ${turnContextOf(sent.body)}`);
+    assert.match(menu[0], /knitted mouse/, `the statement first: ${menu.join(' | ')}`);
+    assert.ok(!menu.some((line) => line.includes('noodles')), `no noise: ${menu.join(' | ')}`);
+    assert.ok(!menu.some((line) => line.includes(asking)), 'never the turn itself');
+
+    const unrelated = uniqueId('weather');
+    await say(gw, 'openai', `${unrelated} will it be windy on the ferry tomorrow?`, { conversation: uniqueId('now') });
+    const [plain] = await upstreamRequestsWith(gw.upstream, unrelated);
+    assert.deepEqual(menuOf(plain.body), [], `nothing bears on it: ${turnContextOf(plain.body)}`);
+
+    const planning = uniqueId('plan');
+    await say(gw, 'openai', `${planning} next week I want to sign up for another half marathon`, { conversation: uniqueId('now') });
+    const [future] = await upstreamRequestsWith(gw.upstream, planning);
+    assert.ok(menuOf(future.body).some((line) => line.includes('Porto half marathon')), `a future time word filters nothing: ${turnContextOf(future.body)}`);
+  });
+});
+
 describe('feature switches', () => {
   test('memory and the recall tool switched off: the request goes upstream as the client sent it', async (t) => {
     const gw = await openGateway({ features: { memory: false, recall_tool: false } });

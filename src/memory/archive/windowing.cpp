@@ -84,7 +84,7 @@ std::vector<StoredSpan> ParseSpans(const std::string& spans_json) {
 }
 
 std::string WindowHeader(UnixMs first_message_at, const TimeZone& tz, const std::string& title,
-                         const std::string& conversation_id) {
+                         const std::string& conversation_id, std::optional<UnixMs> last_message_at) {
   std::string label;
   bool space = false;
   size_t count = 0;
@@ -104,7 +104,12 @@ std::string WindowHeader(UnixMs first_message_at, const TimeZone& tz, const std:
     ++count;
   }
   if (label.empty()) label = conversation_id;
-  return "[" + tz.FormatLocal(first_message_at, false) + " · " + label + "]";
+  std::string days = tz.FormatLocal(first_message_at, false);
+  if (last_message_at) {
+    const std::string last = tz.FormatLocal(*last_message_at, false);
+    if (last != days) days += "–" + (last.substr(0, 5) == days.substr(0, 5) ? last.substr(5) : last);
+  }
+  return "[" + days + " · " + label + "]";
 }
 
 std::string SpeakerLabel(const std::string& name, const std::string& role) {

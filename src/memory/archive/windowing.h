@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,10 @@ std::vector<StoredSpan> ParseSpans(const std::string& spans_json);
 
 // "[2023-05-08 · title]" with the date in the owner's zone; the title with
 // whitespace collapsed and cut to 50 code points, else the conversation id.
+// With a `last_message_at` on a later day, the days it runs: "[2023-05-08–05-12 · title]"
+// ("[2023-12-30–2024-01-02 · …]" across a year).
 std::string WindowHeader(UnixMs first_message_at, const TimeZone& tz, const std::string& title,
-                         const std::string& conversation_id);
+                         const std::string& conversation_id, std::optional<UnixMs> last_message_at = std::nullopt);
 
 // The label shown before a speaker's lines: the name, else the role.
 std::string SpeakerLabel(const std::string& name, const std::string& role);

@@ -96,6 +96,21 @@ std::optional<ExcerptMeta> ExcerptIndex::Meta(int64_t id) const {
   return it->second;
 }
 
+std::vector<int64_t> ExcerptIndex::SaidNewestFirst(const std::function<bool(const ExcerptMeta&)>& keep) const {
+  std::vector<std::pair<int64_t, int64_t>> kept;  // (said_at, id)
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [id, meta] : meta_) {
+      if (keep(meta)) kept.emplace_back(meta.said_at, id);
+    }
+  }
+  std::sort(kept.begin(), kept.end(), std::greater<>());
+  std::vector<int64_t> ids;
+  ids.reserve(kept.size());
+  for (const auto& [said_at, id] : kept) ids.push_back(id);
+  return ids;
+}
+
 void ExcerptIndex::AddAccess(int64_t id) {
   std::unique_lock lock(mu_);
   auto it = meta_.find(id);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <shared_mutex>
@@ -44,6 +45,8 @@ class ExcerptIndex {
   void Put(const store::ExcerptIndexEntry& entry, const std::vector<float>* vec);
   void Remove(int64_t id);
   std::optional<ExcerptMeta> Meta(int64_t id) const;
+  // The excerpts `keep` accepts, newest said first (ties: higher id first).
+  std::vector<int64_t> SaidNewestFirst(const std::function<bool(const ExcerptMeta&)>& keep) const;
   void AddAccess(int64_t id);
   size_t size() const;
 

@@ -1,6 +1,7 @@
 #include "memory/recall/excerpt_recall.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "index/fusion.h"
@@ -13,16 +14,17 @@
 
 namespace cilia::memory {
 
-Result<std::vector<RecallResult>> RecallExcerpts(Namespace& ns, const ExcerptQuery& q) {
-  ExcerptIndex& index = ns.excerpts();
-  std::vector<RecallResult> out;
-  if (index.size() == 0) return out;
+// A span's excerpts are read up to this many times the limit, newest first,
+// before they are ordered by importance.
+constexpr int kSpanReadFactor = 4;
+
+namespace {
+
+// The excerpts both lanes find, fused and weighed as windows are, best first.
+Result<std::vector<index::FusedHit>> Ranked(Namespace& ns, const ExcerptQuery& q,
+                                            const std::function<bool(int64_t)>& allowed) {
+  const ExcerptIndex& index = ns.excerpts();
   const index::RankingOptions& ranking = ns.options().ranking;
-  auto allowed = [&](int64_t id) {
-    auto m = index.Meta(id);
-    return m && m->active && (!q.from_ms || m->said_at >= *q.from_ms) && (!q.to_ms || m->said_at < *q.to_ms) &&
-           (!q.conversation_row || m->conversation_id == *q.conversation_row);
-  };
   const size_t fetch = static_cast<size_t>(std::max(30, 3 * q.limit));
   std::vector<int64_t> lexical_ids, vector_ids;
   std::unordered_map<int64_t, float> similarity;
@@ -60,13 +62,50 @@ Result<std::vector<RecallResult>> RecallExcerpts(Namespace& ns, const ExcerptQue
   std::stable_sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.score > b.score; });
   while (!hits.empty() && hits.back().score <= 0) hits.pop_back();
   if (!q.exact) index::ApplyRelativeFloor(hits, ranking);
+  return hits;
+}
+
+// The excerpts said in the span, newest first; their scores (importance)
+// come from their records.
+std::vector<index::FusedHit> InSpan(const ExcerptIndex& index, const ExcerptQuery& q,
+                                    const std::function<bool(int64_t)>& allowed) {
+  std::vector<index::FusedHit> hits;
+  for (int64_t id : index.SaidNewestFirst([](const ExcerptMeta& m) { return m.active; })) {
+    if (static_cast<int>(hits.size()) >= kSpanReadFactor * q.limit) break;
+    if (!allowed(id)) continue;
+    index::FusedHit h;
+    h.id = id;
+    hits.push_back(h);
+  }
+  return hits;
+}
+
+}  // namespace
+
+Result<std::vector<RecallResult>> RecallExcerpts(Namespace& ns, const ExcerptQuery& q) {
+  ExcerptIndex& index = ns.excerpts();
+  std::vector<RecallResult> out;
+  if (index.size() == 0) return out;
+  auto allowed = [&](int64_t id) {
+    auto m = index.Meta(id);
+    return m && m->active && (!q.from_ms || m->said_at >= *q.from_ms) && (!q.to_ms || m->said_at < *q.to_ms) &&
+           (!q.conversation_row || m->conversation_id == *q.conversation_row);
+  };
+  std::vector<index::FusedHit> hits;
+  if (q.span_only) {
+    hits = InSpan(index, q, allowed);
+  } else {
+    CILIA_ASSIGN_OR_RETURN(hits, Ranked(ns, q, allowed));
+  }
+  // A span's excerpts are read, then ordered by importance.
+  const int read = q.span_only ? kSpanReadFactor * q.limit : q.limit;
 
   std::vector<int64_t> gone;
   CILIA_RETURN_IF_ERROR(ns.store().Read([&](store::Database& db) -> Status {
     store::ExcerptRepo excerpts(db);
     store::MessageRepo messages(db);
     for (const auto& h : hits) {
-      if (static_cast<int>(out.size()) >= q.limit) break;
+      if (static_cast<int>(out.size()) >= read) break;
       CILIA_ASSIGN_OR_RETURN(auto e, excerpts.Get(h.id));
       if (!e) {  // forgotten since the index saw it
         gone.push_back(h.id);
@@ -85,12 +124,16 @@ Result<std::vector<RecallResult>> RecallExcerpts(Namespace& ns, const ExcerptQue
       r.created_at = m->created_at;
       r.text = WindowHeader(m->created_at, ns.tz(), conv->title, conv->external_id) + "\n" + e->content + "\n" +
                SpeakerLabel(m->name, m->role) + ": " + e->quote;
-      r.score = h.score;
+      r.score = q.span_only ? e->importance : h.score;
       out.push_back(std::move(r));
     }
     return Status::Ok();
   }));
   for (int64_t id : gone) index.Remove(id);
+  if (q.span_only) {
+    std::stable_sort(out.begin(), out.end(), [](const RecallResult& a, const RecallResult& b) { return a.score > b.score; });
+    if (out.size() > static_cast<size_t>(q.limit)) out.resize(static_cast<size_t>(q.limit));
+  }
   return out;
 }
 

@@ -31,6 +31,9 @@ struct ExcerptQuery {
   UnixMs now = 0;
   int limit = 10;
   double recency_days = 0;   // 0: the namespace's ranking option
+  // A question that is only a time: the excerpts said in the span, by
+  // importance, then newest first, scored by their importance.
+  bool span_only = false;
 };
 
 // Results best first, at most `limit`: text "[date · title]\n<content>\n

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
+#include <cmath>
+#include <unordered_map>
 #include <unordered_set>
 
+#include "text/normalize.h"
 #include "text/segmenter.h"
 #include "text/sentences.h"
 #include "text/timewords.h"
@@ -48,7 +50,7 @@ std::string MenuQuery(const MenuRequest& request, UnixMs now, const TimeZone& tz
     query += part;
   };
   if (!request.user_texts.empty()) add(request.user_texts.back());
-  // Context, not the question: a "yesterday" in it must not become a date filter.
+  // Context, not the question: a "yesterday" in it must not raise that day.
   auto add_context = [&](std::string_view s) { add(ParseTimeWords(Tail(s, kContextTailChars), now, tz).rest); };
   for (size_t i = request.user_texts.size(); i-- > 1;) add_context(request.user_texts[i - 1]);
   add_context(request.previous_assistant);
@@ -57,11 +59,58 @@ std::string MenuQuery(const MenuRequest& request, UnixMs now, const TimeZone& tz
 
 // The query's words that the archive holds, stop words left out, as the
 // lexical lane chooses them.
-std::unordered_set<std::string> QueryTerms(Namespace& ns, const std::string& query) {
+std::unordered_set<std::string> QueryTerms(Namespace& ns, std::string_view query) {
   const index::LexicalTerms chosen = index::ChooseTerms(ns.words(), query);
   std::unordered_set<std::string> terms(chosen.terms.begin(), chosen.terms.end());
   terms.insert(chosen.dropped.begin(), chosen.dropped.end());
   return terms;
+}
+
+// What a line must match of the question, by weight (idf): the newest user
+// text's terms, or the whole query's when the archive holds none of those.
+// Absolute, not relative to the best result: a turn nothing bears on gets
+// no menu rather than its six nearest neighbours.
+constexpr double kMenuMinCoverage = 0.3;
+
+struct QuestionTerms {
+  std::unordered_map<std::string, double> weight;  // term -> idf
+  double total = 0;
+};
+
+QuestionTerms WeighTerms(Namespace& ns, const std::unordered_set<std::string>& terms) {
+  QuestionTerms out;
+  const auto n = static_cast<double>(std::max<size_t>(1, ns.words().size()));
+  for (const std::string& t : terms) {
+    const auto df = static_cast<double>(ns.words().DocumentFrequency(t));
+    const double idf = std::log((n - df + 0.5) / (df + 0.5) + 1.0);
+    out.weight.emplace(t, idf);
+    out.total += idf;
+  }
+  return out;
+}
+
+// The share of the question's weight that `body` holds.
+double Coverage(std::string_view body, const QuestionTerms& question) {
+  if (question.total <= 0) return 0;
+  std::unordered_set<std::string> held;
+  text::WordSegmenter::Get().ForEachWord(body, [&](std::string_view word) {
+    std::string w(word);
+    if (question.weight.count(w)) held.insert(std::move(w));
+  });
+  double sum = 0;
+  for (const std::string& t : held) sum += question.weight.at(t);
+  return sum / question.total;
+}
+
+// A question, by its end mark or its Chinese particle: lines that state
+// something go before lines that ask it ("我家猫叫什么" asks what "叫糯米" says).
+bool IsQuestion(std::u32string_view sentence) {
+  while (!sentence.empty() && text::IsWhitespace(sentence.back())) sentence.remove_suffix(1);
+  if (sentence.empty()) return false;
+  const char32_t last = sentence.back();
+  if (last == U'?' || last == U'？') return true;
+  if (last == U'。' || last == U'.' || last == U'！' || last == U'!') sentence.remove_suffix(1);
+  return !sentence.empty() && (sentence.back() == U'吗' || sentence.back() == U'呢');
 }
 
 std::u32string CollapseWhitespace(std::u32string_view s) {
@@ -76,25 +125,27 @@ std::u32string CollapseWhitespace(std::u32string_view s) {
   return out;
 }
 
-// The sentence of `body` sharing the most distinct terms; the first one on a
-// tie, and when none shares any (a hit of the vector lane).
+// The sentence of `body` sharing the most distinct terms, a statement before
+// a question on a tie, else the first; empty when none shares any (a hit of
+// the vector lane only: no line).
 std::u32string BestSentence(std::string_view body, const std::unordered_set<std::string>& terms) {
   const std::u32string cps = text::DecodeUtf8(body);
   const std::u32string_view all(cps);
   std::u32string_view best;
   size_t best_shared = 0;
+  bool best_asks = false;
   for (const text::Span& span : text::SplitSentences(all)) {
     const std::u32string_view sentence = all.substr(span.begin, span.size());
-    if (best.empty()) best = sentence;
-    if (terms.empty()) break;
     std::unordered_set<std::string> shared;
     text::WordSegmenter::Get().ForEachWord(text::EncodeUtf8(sentence), [&](std::string_view word) {
       std::string w(word);
       if (terms.count(w)) shared.insert(std::move(w));
     });
-    if (shared.size() > best_shared) {
+    const bool asks = IsQuestion(sentence);
+    if (shared.size() > best_shared || (shared.size() == best_shared && best_shared > 0 && best_asks && !asks)) {
       best = sentence;
       best_shared = shared.size();
+      best_asks = asks;
     }
   }
   return CollapseWhitespace(best);
@@ -116,26 +167,17 @@ std::string DatePrefix(UnixMs at, UnixMs now, const TimeZone& tz) {
   return date.ToString();
 }
 
-std::optional<int64_t> WindowId(std::string_view result_id) {
-  if (result_id.substr(0, 2) != "w_") return std::nullopt;
-  int64_t id = 0;
-  const char* end = result_id.data() + result_id.size();
-  auto [ptr, ec] = std::from_chars(result_id.data() + 2, end, id);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return id;
-}
-
-// Whether every message the result quotes is in the part of the conversation
-// the client sends with this request.
-Result<bool> ClientSeesIt(store::Database& db, const MenuRequest& request, const store::WindowRecord& window,
-                          const RecallResult& result) {
-  if (!request.conversation_row || window.conversation_id != *request.conversation_row || result.message_ids.empty()) {
+// Whether the result quotes a message of the part of the conversation the
+// client sends with this request (the current turn's own among them).
+Result<bool> ClientSeesAny(store::Database& db, const MenuRequest& request, int64_t conversation_row,
+                           const RecallResult& result) {
+  if (!request.conversation_row || conversation_row != *request.conversation_row || result.message_ids.empty()) {
     return false;
   }
-  // The ids are in conversation order: the first is the earliest message.
+  // The ids are in conversation order: the last is the latest message.
   store::MessageRepo messages(db);
-  const std::string& first = result.message_ids.front();
-  CILIA_ASSIGN_OR_RETURN(auto message, FindByPublicId(messages, window.conversation_id, first));
+  const std::string& last = result.message_ids.back();
+  CILIA_ASSIGN_OR_RETURN(auto message, FindByPublicId(messages, conversation_row, last));
   return message && message->seq >= request.visible_from_seq;
 }
 
@@ -154,12 +196,6 @@ MenuLine LineOf(const RecallResult& result, const std::u32string& sentence, cons
   return line;
 }
 
-MenuLine WindowLine(const RecallResult& result, const store::WindowRecord& window,
-                    const std::unordered_set<std::string>& terms, const MenuRequest& request, UnixMs now,
-                    const TimeZone& tz) {
-  return LineOf(result, BestSentence(window.body, terms), request, now, tz);
-}
-
 }  // namespace
 
 Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
@@ -170,43 +206,78 @@ Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
 
   RecallRequest recall;
   recall.query = query;
-  // More than fit: some are left out as visible, or as over the budget.
+  // More than fit: some are left out as visible, below the floor, or over the budget.
   recall.limit = std::clamp(2 * request.max_lines, 1, ns.options().max_limit);
   recall.now = now;
+  recall.time_words_filter = false;
   CILIA_ASSIGN_OR_RETURN(RecallReply reply, Recall(ns, recall, /*count_access=*/false));
   if (reply.results.empty()) return menu;
 
   const std::unordered_set<std::string> terms = QueryTerms(ns, query);
-  int tokens = 0;
+  const std::string newest = request.user_texts.empty() ? std::string() : request.user_texts.back();
+  std::unordered_set<std::string> question = QueryTerms(ns, ParseTimeWords(newest, now, ns.tz()).rest);
+  const QuestionTerms floor = WeighTerms(ns, question.empty() ? terms : question);
+  const std::string newest_normalized = text::NormalizeForMatch(newest);
+
+  struct Candidate {
+    MenuLine line;
+    bool asks = false;
+  };
+  std::vector<Candidate> candidates;
+  std::unordered_set<std::string> sources;  // message ids a line already stands for
   CILIA_RETURN_IF_ERROR(ns.store().Read([&](store::Database& db) -> Status {
     store::WindowRepo windows(db);
     for (const RecallResult& result : reply.results) {
-      if (static_cast<int>(menu.lines.size()) >= request.max_lines) break;
-      MenuLine line;
+      std::u32string sentence;
+      int64_t conversation_row = 0;
       if (result.layer == "excerpt") {
         // An L1 excerpt's line is its content.
         const std::optional<int64_t> id = ParseExcerptId(result.id);
         if (!id) continue;
         CILIA_ASSIGN_OR_RETURN(auto excerpt, store::ExcerptRepo(db).Get(*id));
         if (!excerpt) continue;  // forgotten since the recall
-        line = LineOf(result, text::DecodeUtf8(excerpt->content), request, now, ns.tz());
+        if (Coverage(excerpt->content + "\n" + excerpt->quote, floor) < kMenuMinCoverage) continue;
+        sentence = CollapseWhitespace(text::DecodeUtf8(excerpt->content));
+        conversation_row = excerpt->source.conversation_id;
       } else {
-        const std::optional<int64_t> id = WindowId(result.id);
+        const std::optional<int64_t> id = ParseWindowId(result.id);
         if (!id) continue;
         CILIA_ASSIGN_OR_RETURN(auto window, windows.Get(*id));
         if (!window) continue;  // rebuilt since the recall
-        CILIA_ASSIGN_OR_RETURN(bool visible, ClientSeesIt(db, request, *window, result));
-        if (visible) continue;
-        line = WindowLine(result, *window, terms, request, now, ns.tz());
+        if (Coverage(window->body, floor) < kMenuMinCoverage) continue;
+        sentence = BestSentence(window->body, terms);
+        conversation_row = window->conversation_id;
       }
-      if (line.text.empty()) continue;
-      const int cost = text::EstimateTokens(line.text);
-      if (tokens + cost > request.token_budget) continue;
-      tokens += cost;
-      menu.lines.push_back(std::move(line));
+      if (sentence.empty()) continue;
+      CILIA_ASSIGN_OR_RETURN(bool visible, ClientSeesAny(db, request, conversation_row, result));
+      if (visible) continue;
+      // The turn's own words, stored before the menu is built, are no memory.
+      if (!newest_normalized.empty() &&
+          newest_normalized.find(text::NormalizeForMatch(text::EncodeUtf8(sentence))) != std::string::npos) {
+        continue;
+      }
+      // One line a source: an excerpt and the window it quotes are one memory.
+      if (std::any_of(result.message_ids.begin(), result.message_ids.end(),
+                      [&](const std::string& m) { return sources.count(m) > 0; })) {
+        continue;
+      }
+      sources.insert(result.message_ids.begin(), result.message_ids.end());
+      Candidate c;
+      c.asks = IsQuestion(sentence);
+      c.line = LineOf(result, sentence, request, now, ns.tz());
+      if (!c.line.text.empty()) candidates.push_back(std::move(c));
     }
     return Status::Ok();
   }));
+  std::stable_partition(candidates.begin(), candidates.end(), [](const Candidate& c) { return !c.asks; });
+  int tokens = 0;
+  for (Candidate& c : candidates) {
+    if (static_cast<int>(menu.lines.size()) >= request.max_lines) break;
+    const int cost = text::EstimateTokens(c.line.text);
+    if (tokens + cost > request.token_budget) continue;
+    tokens += cost;
+    menu.lines.push_back(std::move(c.line));
+  }
   return menu;
 }
 

@@ -39,12 +39,18 @@ struct Menu {
   std::vector<MenuLine> lines;
 };
 
-// The best archive windows for the turn, one line each: the window's
-// sentence sharing the most query terms, cut to line_chars ("…" where cut),
-// after its date in the owner's zone. The query is the newest user text
-// whole, plus the tails of the older user texts and of the previous reply
-// (their time words left out: only the newest text's "yesterday" filters).
-// One Recall, which counts no access. An empty query gives an empty menu.
+// The archive's windows and excerpts that bear on the turn, one line each:
+// a window's sentence sharing the most query terms (a statement before a
+// question), an excerpt's content, cut to line_chars ("…" where cut), after
+// its date in the owner's zone. The query is the newest user text whole,
+// plus the tails of the older user texts and of the previous reply (their
+// time words left out). Time words raise what lies in their span and filter
+// nothing; a span after `now` raises nothing. A line only when its source
+// holds kMenuMinCoverage of the newest text's term weight (fewer lines
+// rather than noise); never one the client sends anyway or the turn's own
+// words; one line a source (an excerpt and the window it quotes are one);
+// statements before questions. One Recall, which counts no access. An
+// empty query gives an empty menu.
 Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request);
 
 // The block for the volatile part of the prompt: a header line, then

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -24,6 +25,10 @@ struct RecallRequest {
   std::optional<std::string> conversation_id;
   bool exact = false;
   std::optional<UnixMs> now;
+  // Time words in the query bound the search (recall, search); false: they
+  // only raise what lies in their span (the menu, where "下周" or "yesterday"
+  // in the user's message is no request to look only there).
+  bool time_words_filter = true;
 };
 
 // Validates a request body; errors name the field ("limit: must be 1..100").
@@ -46,6 +51,10 @@ struct RecallReply {
 };
 
 nlohmann::json ToJson(const RecallReply& reply, const TimeZone& tz);
+
+// "w_<n>", the id of a window's result (of a merged result, its first window).
+std::string WindowPublicId(int64_t window_id);
+std::optional<int64_t> ParseWindowId(std::string_view id);
 
 // `count_access`: recall (true) raises access counts and logs what was
 // returned; search (false) is only a look.

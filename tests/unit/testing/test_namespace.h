@@ -18,14 +18,16 @@ class TestNamespace {
     Reopen(hnsw_threshold);
   }
   // Opens the namespace again on the same files, as a restart would, with a
-  // hash embedder of `dimension` (another dimension is another embedder).
-  void Reopen(size_t hnsw_threshold = 50000, int dimension = embed::HashEmbedder::kDefaultDimension) {
+  // hash embedder of `dimension` (another dimension is another embedder),
+  // and `executor` for the work recall runs beside its own.
+  void Reopen(size_t hnsw_threshold = 50000, int dimension = embed::HashEmbedder::kDefaultDimension,
+              Executor* executor = nullptr) {
     ns_.reset();
     memory::NamespaceOptions o;
     o.name = "default";
     o.dir = dir_.Sub("ns/default");
     o.hnsw_threshold = hnsw_threshold;
-    auto ns = memory::Namespace::Open(o, std::make_shared<embed::HashEmbedder>(dimension), tz_, clock_);
+    auto ns = memory::Namespace::Open(o, std::make_shared<embed::HashEmbedder>(dimension), tz_, clock_, executor);
     if (!ns.ok()) throw std::runtime_error(ns.status().ToString());
     ns_ = *ns;
   }

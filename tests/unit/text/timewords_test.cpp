@@ -368,3 +368,43 @@ TEST(ParseTimeWords, FindsAPhraseInAHugeQuery) {
 
 }  // namespace
 }  // namespace cilia
+
+namespace cilia {
+namespace {
+
+// Asked on Saturday 2026-06-20 (Shanghai): each shape of a question that is
+// only a time, and its span.
+TEST(AsksOnlyWhatWasSaid, EveryShapeOfATimeOnlyQuestion) {
+  const TimeZone tz = Shanghai();
+  const UnixMs now = At("2026-06-20T12:00:00+08:00");
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"昨天", "2026-06-19..2026-06-19"},
+      {"昨天聊了什么", "2026-06-19..2026-06-19"},
+      {"what did we talk about yesterday", "2026-06-19..2026-06-19"},
+      {"上周三聊了什么", "2026-06-10..2026-06-10"},
+      {"三天前我说了什么", "2026-06-17..2026-06-17"},
+      {"上个月聊过什么", "2026-05-01..2026-05-31"},
+      {"anything from last month", "2026-05-01..2026-05-31"},
+      {"去年六月发生了什么", "2025-06-01..2025-06-30"},
+      {"what happened last week?", "2026-06-08..2026-06-14"},
+  };
+  for (const auto& [query, days] : cases) {
+    const TimeHint hint = ParseTimeWords(query, now, tz);
+    EXPECT_EQ(Days(hint, tz), days) << query;
+    EXPECT_TRUE(AsksOnlyWhatWasSaid(hint.rest)) << query << " → " << hint.rest;
+  }
+  // Under after/before, generic words alone ask for the span too.
+  EXPECT_TRUE(AsksOnlyWhatWasSaid("what happened"));
+  EXPECT_TRUE(AsksOnlyWhatWasSaid("发生了什么"));
+  EXPECT_TRUE(AsksOnlyWhatWasSaid(""));
+}
+
+TEST(AsksOnlyWhatWasSaid, AQuestionAboutSomethingIsNot) {
+  EXPECT_FALSE(AsksOnlyWhatWasSaid("跑了多少公里"));
+  EXPECT_FALSE(AsksOnlyWhatWasSaid("我家猫叫什么"));
+  EXPECT_FALSE(AsksOnlyWhatWasSaid("what did we say about the marathon"));
+  EXPECT_FALSE(AsksOnlyWhatWasSaid("聊了什么电影"));
+}
+
+}  // namespace
+}  // namespace cilia

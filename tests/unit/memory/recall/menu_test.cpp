@@ -6,6 +6,7 @@
 #include "text/tokens.h"
 #include "text/utf8.h"
 #include "memory/archive/archive.h"
+#include "memory/excerpts/excerpts.h"
 #include "store/window_repo.h"
 
 namespace cilia::memory {
@@ -150,7 +151,9 @@ TEST_F(MenuTest, WindowsTheClientAlreadySendsAreLeftOut) {
   Menu menu = Build(r);
   EXPECT_EQ(LineOf(menu, "chat"), nullptr);
   EXPECT_NE(LineOf(menu, "other"), nullptr);
-  r.visible_from_seq = 1;  // the window starts before what the client sends
+  r.visible_from_seq = 1;  // the window reaches into what the client sends: its line may be that part
+  EXPECT_EQ(LineOf(Build(r), "chat"), nullptr);
+  r.visible_from_seq = 2;  // the client sends none of it
   EXPECT_NE(LineOf(Build(r), "chat"), nullptr);
   r.conversation_row.reset();
   r.visible_from_seq = 0;
@@ -184,12 +187,16 @@ TEST_F(MenuTest, AnEmptyStoreOrAnEmptyQueryGivesNoMenu) {
   EXPECT_EQ(RenderMenu(Menu{}), "");
 }
 
-TEST_F(MenuTest, TimeWordsOfTheUserFilterAndThoseOfTheEchoDoNot) {
+TEST_F(MenuTest, TimeWordsRaiseTheirSpanAndFilterNothing) {
   Ingest("recent", {{"user", "Picked the first kiwi of the year.", "2026-05-27T18:00:00+08:00"}});
   Ingest("earlier", {{"user", "The kiwi flowers are out.", "2026-05-10T18:00:00+08:00"}});
   Menu yesterday = Ask("the kiwi yesterday");
-  EXPECT_NE(LineOf(yesterday, "recent"), nullptr);
-  EXPECT_EQ(LineOf(yesterday, "earlier"), nullptr);
+  ASSERT_EQ(yesterday.lines.size(), 2u);
+  EXPECT_EQ(yesterday.lines[0].conversation_id, "recent");
+  EXPECT_NE(LineOf(yesterday, "earlier"), nullptr);
+  Menu may10 = Ask("the kiwi on May 10");
+  ASSERT_EQ(may10.lines.size(), 2u);
+  EXPECT_EQ(may10.lines[0].conversation_id, "earlier");
 
   MenuRequest r;
   r.user_texts = {"kiwi"};
@@ -197,6 +204,58 @@ TEST_F(MenuTest, TimeWordsOfTheUserFilterAndThoseOfTheEchoDoNot) {
   Menu echo = Build(r);
   EXPECT_NE(LineOf(echo, "recent"), nullptr);
   EXPECT_NE(LineOf(echo, "earlier"), nullptr);
+}
+
+TEST_F(MenuTest, AFutureSpanIsAPlanNotAPlaceToLook) {
+  Ingest("race", {{"user", "报上了！6月14号那个天府锦江半马。", "2026-05-01T23:38:00+08:00"}});
+  Menu menu = Ask("下周想再报一个半马");
+  ASSERT_EQ(menu.lines.size(), 1u);
+  EXPECT_EQ(menu.lines[0].conversation_id, "race");
+}
+
+TEST_F(MenuTest, NothingThatReallyMatchesGivesFewerLinesNotNoise) {
+  Ingest("cat", {{"user", "我家的猫叫糯米，三岁了。", "2026-05-20T10:00:00+08:00"}});
+  for (int i = 0; i < 8; ++i) {
+    Ingest("noise" + std::to_string(i), {{"user", "今天午饭吃了面条，第" + std::to_string(i) + "次去那家店。",
+                                          "2026-05-1" + std::to_string(i) + "T12:00:00+08:00"}});
+  }
+  Menu menu = Ask("我家猫叫什么");
+  ASSERT_EQ(menu.lines.size(), 1u);
+  EXPECT_EQ(menu.lines[0].conversation_id, "cat");
+  EXPECT_TRUE(Ask("明天要下雨吗").lines.empty());
+}
+
+TEST_F(MenuTest, StatementsGoBeforeQuestions) {
+  Ingest("asked", {{"user", "我家猫叫什么名字来着？", "2026-05-25T10:00:00+08:00"}});
+  Ingest("asked2", {{"assistant", "你想好给猫起什么名字了吗？", "2026-05-24T10:00:00+08:00"}});
+  Ingest("told", {{"user", "我家猫的名字叫糯米。", "2026-05-10T10:00:00+08:00"}});
+  Menu menu = Ask("我家猫叫什么名字");
+  ASSERT_FALSE(menu.lines.empty());
+  EXPECT_EQ(menu.lines[0].conversation_id, "told");
+}
+
+TEST_F(MenuTest, AnExcerptAndTheWindowItQuotesAreOneLine) {
+  Ingest("wifi", {{"user", "家里wifi密码是 Kiwi-2048，别告诉别人。", "2026-05-20T10:00:00+08:00"}});
+  NewExcerpt item;
+  item.content = "阿杰家的wifi密码是 Kiwi-2048";
+  item.quote = "家里wifi密码是 Kiwi-2048";
+  item.conversation_id = "wifi";
+  item.message_id = "wifi-0";
+  item.type = "fact";
+  ASSERT_TRUE(Excerpts(t_.ns()).Create(item, "owner").ok());
+  Menu menu = Ask("wifi密码是多少");
+  ASSERT_EQ(menu.lines.size(), 1u);
+  EXPECT_EQ(menu.lines[0].conversation_id, "wifi");
+}
+
+TEST_F(MenuTest, TheTurnsOwnWordsAreNoMemory) {
+  // The user's message is stored (in another conversation, as a retried
+  // turn would be) before the menu is built.
+  Ingest("retry", {{"user", "kiwi jam needs lime", "2026-05-28T11:59:00+08:00"}});
+  Ingest("other", {{"user", "Kiwi jam with lime was on sale at the market.", "2026-05-21T09:00:00+08:00"}});
+  Menu menu = Ask("kiwi jam needs lime");
+  EXPECT_EQ(LineOf(menu, "retry"), nullptr);
+  EXPECT_NE(LineOf(menu, "other"), nullptr);
 }
 
 TEST_F(MenuTest, TheEchoAndOlderUserTextsAddOnlyTheirEnds) {

@@ -223,3 +223,107 @@ TEST_F(RecallTest, AnExcerptAnswersBesideTheWindowsAndCountsAsRecalled) {
 
 }  // namespace
 }  // namespace cilia::memory
+
+namespace cilia::memory {
+namespace {
+
+// A chat a day for the month before 2026-06-20 (a Saturday), and one in June 2025.
+class TimeQuestionTest : public RecallTest {
+ protected:
+  void SetUp() override {
+    for (int d = 1; d <= 19; ++d) {
+      const std::string day = fmt::format("2026-06-{:02}", d);
+      Ingest("june-" + day, "", {{"j" + day, "阿杰", "今天的流水账 " + day + "：买菜、做饭、散步。", day + "T20:00:00+08:00"},
+                                 {"a" + day, "AI", "听起来很充实。", day + "T20:01:00+08:00"}});
+    }
+    for (int d = 10; d <= 20; d += 5) {
+      const std::string day = fmt::format("2026-05-{:02}", d);
+      Ingest("may-" + day, "", {{"m" + day, "阿杰", "garden note " + day, day + "T09:00:00+08:00"}});
+    }
+    Ingest("last-june", "", {{"lj", "阿杰", "去年的六月搬了家。", "2025-06-15T09:00:00+08:00"}});
+  }
+
+  // Every result lies in [from, to] (local days, inclusive), and there is one.
+  void ExpectSpan(const std::string& query, const std::string& from, const std::string& to) {
+    RecallReply r = Ask({{"query", query}, {"now", "2026-06-20T12:00:00+08:00"}});
+    ASSERT_FALSE(r.results.empty()) << query;
+    for (const RecallResult& res : r.results) {
+      const std::string day = t_.ns().tz().FormatLocal(res.created_at, false);
+      EXPECT_GE(day, from) << query << ": " << res.text;
+      EXPECT_LE(day, to) << query << ": " << res.text;
+      EXPECT_EQ(res.text.rfind("[" + day, 0), 0u) << "dated: " << res.text;
+    }
+  }
+};
+
+TEST_F(TimeQuestionTest, ChineseTimeOnlyQuestionsAnswerWhatWasSaidThen) {
+  ExpectSpan("昨天", "2026-06-19", "2026-06-19");
+  ExpectSpan("昨天聊了什么", "2026-06-19", "2026-06-19");
+  ExpectSpan("上周三聊了什么", "2026-06-10", "2026-06-10");
+  ExpectSpan("三天前我说了什么", "2026-06-17", "2026-06-17");
+  ExpectSpan("上个月聊过什么", "2026-05-01", "2026-05-31");
+  ExpectSpan("去年六月发生了什么", "2025-06-01", "2025-06-30");
+}
+
+TEST_F(TimeQuestionTest, EnglishTimeOnlyQuestionsAnswerWhatWasSaidThen) {
+  ExpectSpan("yesterday", "2026-06-19", "2026-06-19");
+  ExpectSpan("what did we talk about yesterday", "2026-06-19", "2026-06-19");
+  ExpectSpan("anything from last month", "2026-05-01", "2026-05-31");
+  ExpectSpan("what happened last week?", "2026-06-08", "2026-06-14");
+}
+
+TEST_F(TimeQuestionTest, GenericWordsUnderAfterAndBeforeAnswerTheSpan) {
+  RecallReply r = Ask({{"query", "what happened"}, {"after", "2026-06-03"}, {"before", "2026-06-04"}});
+  ASSERT_FALSE(r.results.empty());
+  for (const RecallResult& res : r.results) {
+    const std::string day = t_.ns().tz().FormatLocal(res.created_at, false);
+    EXPECT_TRUE(day == "2026-06-03" || day == "2026-06-04") << res.text;
+  }
+  RecallReply zh = Ask({{"query", "发生了什么"}, {"after", "2026-05-01"}, {"before", "2026-05-31"}, {"limit", 20}});
+  EXPECT_EQ(zh.results.size(), 3u);
+}
+
+TEST_F(TimeQuestionTest, ASpanIsAnsweredNewestFirstAFewADay) {
+  RecallReply r = Ask({{"query", "上周聊了什么"}, {"now", "2026-06-20T12:00:00+08:00"}, {"limit", 10}});
+  ASSERT_EQ(r.results.size(), 7u);  // one window a day, 06-08 … 06-14
+  for (size_t i = 1; i < r.results.size(); ++i) EXPECT_GT(r.results[i - 1].created_at, r.results[i].created_at);
+}
+
+TEST_F(TimeQuestionTest, ASpanNeverReachesPastNow) {
+  // Asked on the morning of 06-10: "this week" stops at the question.
+  RecallReply r = Ask({{"query", "这周聊了什么"}, {"now", "2026-06-10T12:00:00+08:00"}});
+  ASSERT_FALSE(r.results.empty());
+  for (const RecallResult& res : r.results) EXPECT_LE(res.created_at, At("2026-06-10T12:00:00+08:00")) << res.text;
+}
+
+TEST_F(TimeQuestionTest, ANamedTimeWithNoChatAtAllOnlyRaisesItsSpan) {
+  // No chat in March 2026: the asker means another time, and the notes are found.
+  RecallReply r = Ask({{"query", "the garden note from March"}, {"now", "2026-06-20T12:00:00+08:00"}});
+  ASSERT_FALSE(r.results.empty());
+  EXPECT_EQ(r.results[0].conversation_id.rfind("may-", 0), 0u);
+  // Only a time, with nothing in it: nothing.
+  EXPECT_TRUE(Ask({{"query", "三月聊了什么"}, {"now", "2026-06-20T12:00:00+08:00"}}).results.empty());
+}
+
+TEST_F(TimeQuestionTest, AFutureSpanBoundsNothing) {
+  // "下周" asked about a plan: the plan was told before now.
+  Ingest("plan", "", {{"p1", "阿杰", "下周想再报一个半马。", "2026-06-18T21:00:00+08:00"}});
+  RecallReply r = Ask({{"query", "下周的半马"}, {"now", "2026-06-20T12:00:00+08:00"}});
+  ASSERT_FALSE(r.results.empty());
+  EXPECT_EQ(r.results[0].conversation_id, "plan");
+}
+
+TEST_F(RecallTest, AWindowIsJudgedByEachOfItsMessagesDatesAndShowsItsDays) {
+  Ingest("long", "十二天", {{"l1", "阿杰", "开始记录 marmalade 计划。", "2026-06-01T10:00:00+08:00"},
+                            {"l2", "阿杰", "marmalade 第二步。", "2026-06-05T10:00:00+08:00"},
+                            {"l3", "阿杰", "marmalade 做好了。", "2026-06-12T10:00:00+08:00"}});
+  RecallReply after = Ask({{"query", "marmalade"}, {"after", "2026-06-12"}});
+  ASSERT_EQ(after.results.size(), 1u);
+  EXPECT_EQ(after.results[0].text.rfind("[2026-06-01–06-12 · 十二天]\n", 0), 0u) << after.results[0].text;
+  EXPECT_EQ(Ask({{"query", "marmalade"}, {"after", "2026-06-05"}, {"before", "2026-06-05"}}).results.size(), 1u);
+  // Between its messages' days, nothing of it was said.
+  EXPECT_TRUE(Ask({{"query", "marmalade"}, {"after", "2026-06-07"}, {"before", "2026-06-08"}}).results.empty());
+}
+
+}  // namespace
+}  // namespace cilia::memory
