@@ -9,18 +9,21 @@ namespace cilia::store {
 
 namespace {
 
-// Every database failure becomes a Status here, and disk faults are counted.
-Status SqliteStatus(sqlite3* db, int rc, std::string_view context) {
-  const char* msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+// Every database failure becomes a Status here, with `message` as its text,
+// and disk faults are reported.
+Status SqliteStatus(int rc, std::string message) {
   int primary = rc & 0xff;
-  if (primary == SQLITE_CONSTRAINT) return Status::Conflict(fmt::format("{}: {}", context, msg));
-  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
-    return ReportDiskFault(Status::Busy(fmt::format("{}: {}", context, msg)));
+  if (primary == SQLITE_CONSTRAINT) return Status::Conflict(std::move(message));
+  // PROTOCOL: a WAL lock that stayed taken through SQLite's own retries.
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_PROTOCOL) {
+    return ReportDiskFault(Status::Busy(std::move(message)));
   }
-  if (primary == SQLITE_FULL) {
-    return ReportDiskFault(Status::DiskFull(fmt::format("{}: {}; free some space and send it again", context, msg)));
-  }
-  return ReportDiskFault(Status::IOError(fmt::format("{}: {}", context, msg)));
+  if (primary == SQLITE_FULL) return ReportDiskFault(Status::DiskFull(message + "; free some space and send it again"));
+  return ReportDiskFault(Status::IOError(std::move(message)));
+}
+
+Status SqliteStatus(sqlite3* db, int rc, std::string_view context) {
+  return SqliteStatus(rc, fmt::format("{}: {}", context, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
 }
 
 }  // namespace
@@ -114,8 +117,7 @@ Status Database::Exec(std::string_view sql) {
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
-    Status st = SqliteStatus(nullptr, rc, "exec");
-    return Status(st.code(), fmt::format("{} ({})", msg, owned.substr(0, 80)));
+    return SqliteStatus(rc, fmt::format("{} ({})", msg, owned.substr(0, 80)));
   }
   return Status::Ok();
 }

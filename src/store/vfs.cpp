@@ -69,8 +69,12 @@ int DeviceCharacteristics(sqlite3_file* f) { return Real(f)->pMethods->xDeviceCh
 int ShmMap(sqlite3_file* f, int region, int size, int extend, void volatile** out) {
   return Real(f)->pMethods->xShmMap(Real(f), region, size, extend, out);
 }
+// In WAL mode the file lock is taken once; contention is on the WAL's
+// exclusive locks (the writer's above all), which SQLite's busy handler
+// waits for. Shared (reader) locks are not asked: SQLite retries those for
+// seconds on its own, past any busy timeout.
 int ShmLock(sqlite3_file* f, int offset, int n, int flags) {
-  if (flags & SQLITE_SHM_LOCK) {
+  if ((flags & SQLITE_SHM_LOCK) && (flags & SQLITE_SHM_EXCLUSIVE)) {
     if (int rc = Ask(f, DiskOp::kLock, SQLITE_IOERR_SHMLOCK); rc != SQLITE_OK) return rc;
   }
   return Real(f)->pMethods->xShmLock(Real(f), offset, n, flags);
