@@ -23,9 +23,9 @@ class RetentionRepo {
   Result<int64_t> DeleteDecidedCandidatesBefore(UnixMs before);
   // Recall log rows written before `before`.
   Result<int64_t> DeleteRecallLogBefore(UnixMs before);
-  // Forget: every logged query that found one of these items ("window" or
-  // "excerpt" ids), with all its rows: the query text holds the forgotten
-  // words.
+  // Forget: every logged query that found one of these items (layer
+  // "archive" for windows, "excerpt" for excerpts), with all its rows: the
+  // query text holds the forgotten words.
   Result<int64_t> DeleteRecallQueriesFinding(std::string_view layer, std::span<const int64_t> item_ids);
 
  private:

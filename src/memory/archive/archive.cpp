@@ -92,7 +92,7 @@ Status ForgetDerived(store::Database& db, const std::vector<store::MessageRecord
     }
   }
   store::RetentionRepo log(db);
-  CILIA_RETURN_IF_ERROR(log.DeleteRecallQueriesFinding("window", windows_gone).status());
+  CILIA_RETURN_IF_ERROR(log.DeleteRecallQueriesFinding("archive", windows_gone).status());
   return log.DeleteRecallQueriesFinding("excerpt", excerpts_gone).status();
 }
 
