@@ -4,7 +4,7 @@
 PRESET ?= default
 ARGS ?=
 
-.PHONY: all setup build run test unit e2e bench asan clean
+.PHONY: all setup build run test unit e2e bench asan fuzz clean
 
 all: build
 
@@ -30,9 +30,12 @@ asan:
 	$(MAKE) PRESET=asan build
 	ctest --preset asan
 
+fuzz:
+	bash scripts/fuzz.sh $(or $(SECONDS),10)
+
 bench: build
 	node bench/speed.mjs
 	node bench/quality.mjs
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

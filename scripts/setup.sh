@@ -9,6 +9,7 @@ packages=(
   libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   libicu-dev libhnswlib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
   nodejs npm
   chromium fonts-noto-cjk  # the admin page's end-to-end tests (playwright-core drives it)
 )

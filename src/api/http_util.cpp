@@ -47,6 +47,7 @@ int HttpStatusFor(Code code) {
     case Code::kConflict: return 409;
     case Code::kTooLarge: return 413;
     case Code::kBusy: return 503;
+    case Code::kDiskFull: return 507;
     case Code::kUnavailable: return 502;
     case Code::kTimeout: return 504;
     case Code::kIOError:

@@ -12,6 +12,7 @@
 #include "app/commands.h"
 #include "core/clock.h"
 #include "core/data_dir_lock.h"
+#include "core/log.h"
 #include "core/time.h"
 #include "net/http_client.h"
 #include "store/key_store.h"
@@ -37,9 +38,11 @@ Check Fail(std::string name, std::string detail, std::string mend) {
   return {std::move(name), false, std::move(detail), std::move(mend)};
 }
 
+// Through the log's redaction: a base_url may carry "user:password@", an
+// error message the key.
 void Print(const Check& check) {
-  std::printf("%-4s  %-18s %s\n", check.ok ? "ok" : "FAIL", check.name.c_str(), check.detail.c_str());
-  if (!check.ok) std::printf("      %-18s -> %s\n", "", check.mend.c_str());
+  std::printf("%-4s  %-18s %s\n", check.ok ? "ok" : "FAIL", check.name.c_str(), RedactSecrets(check.detail).c_str());
+  if (!check.ok) std::printf("      %-18s -> %s\n", "", RedactSecrets(check.mend).c_str());
 }
 
 // The path itself, or its nearest ancestor that exists.

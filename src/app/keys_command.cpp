@@ -13,6 +13,7 @@
 #include "api/auth.h"
 #include "api/key_routes.h"
 #include "app/commands.h"
+#include "core/data_dir.h"
 #include "core/data_dir_lock.h"
 #include "core/time.h"
 #include "memory/registry.h"
@@ -99,9 +100,7 @@ struct WritableKeys {
 };
 
 Result<WritableKeys> OpenForWriting(const Config& config) {
-  std::error_code ec;
-  std::filesystem::create_directories(config.server.data_dir, ec);
-  if (ec) return Status::IOError(fmt::format("create data dir {}: {}", config.server.data_dir, ec.message()));
+  CILIA_RETURN_IF_ERROR(PrepareDataDir(config.server.data_dir));
   CILIA_ASSIGN_OR_RETURN(DataDirLock lock, DataDirLock::Acquire(config.server.data_dir, "cilia keys"));
   CILIA_ASSIGN_OR_RETURN(auto keys, store::KeyStore::Open(KeyStorePath(config)));
   return WritableKeys{std::move(lock), std::move(keys)};

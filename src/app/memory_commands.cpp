@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "core/data_dir.h"
 #include "core/data_dir_lock.h"
 #include "memory/archive/archive.h"
 #include "memory/transfer/export.h"
@@ -29,9 +30,7 @@ struct Opened {
 Result<Opened> OpenNamespace(const CommandLine& cl, std::optional<DataDirLock>* lock, std::string_view holder) {
   Opened o;
   CILIA_ASSIGN_OR_RETURN(o.config, LoadConfigForCommand(cl));
-  std::error_code ec;
-  std::filesystem::create_directories(o.config.server.data_dir, ec);
-  if (ec) return Status::IOError("create data dir " + o.config.server.data_dir + ": " + ec.message());
+  CILIA_RETURN_IF_ERROR(PrepareDataDir(o.config.server.data_dir));
   if (lock) {
     CILIA_ASSIGN_OR_RETURN(DataDirLock l, DataDirLock::Acquire(o.config.server.data_dir, holder));
     lock->emplace(std::move(l));

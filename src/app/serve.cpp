@@ -23,6 +23,8 @@
 #include "api/turn_routes.h"
 #include "api/server.h"
 #include "app/commands.h"
+#include "core/data_dir.h"
+#include "core/env.h"
 #include "core/data_dir_lock.h"
 #include "core/executor.h"
 #include "core/log.h"
@@ -64,6 +66,20 @@ int WaitForStop(const sigset_t& signals, const api::ApiServer& server) {
   return 0;
 }
 
+// cilia_disk_faults_total{kind}: every disk or database failure, wherever it
+// happened (a request, a job, the indexer), while the server's metrics live.
+class DiskFaultMetric {
+ public:
+  explicit DiskFaultMetric(api::Metrics& metrics) {
+    SetDiskFaultObserver([&metrics](Code code) {
+      metrics.Counter("cilia_disk_faults_total", {{"kind", CodeName(code)}}).Add();
+    });
+  }
+  ~DiskFaultMetric() { SetDiskFaultObserver(nullptr); }
+  DiskFaultMetric(const DiskFaultMetric&) = delete;
+  DiskFaultMetric& operator=(const DiskFaultMetric&) = delete;
+};
+
 std::string UrlHost(const std::string& host) {
   return host.find(':') == std::string::npos ? host : "[" + host + "]";
 }
@@ -78,9 +94,7 @@ int RunServe(const CommandLine& command_line) {
   if (!address.ok()) return ExitWithError(address.status(), kExitUsage);
   const std::string& data_dir = config->server.data_dir;
 
-  std::error_code ec;
-  std::filesystem::create_directories(data_dir, ec);
-  if (ec) return ExitWithError(Status::IOError(fmt::format("create data dir {}: {}", data_dir, ec.message())), kExitFailure);
+  if (Status dir = PrepareDataDir(data_dir); !dir.ok()) return ExitWithError(dir, kExitFailure);
   auto lock = DataDirLock::Acquire(data_dir, "cilia serve");
   if (!lock.ok()) return ExitWithError(lock.status(), kExitFailure);
   auto keys = store::KeyStore::Open(KeyStorePath(*config));
@@ -114,6 +128,7 @@ int RunServe(const CommandLine& command_line) {
   api::RegisterChatRoutes(server, chat, (*registry)->config());
   api::mcp::RegisterMcpRoutes(server, mcp);
   api::RegisterAdminRoutes(server, **registry);
+  DiskFaultMetric disk_faults(server.metrics());
   memory::Scheduler jobs(**registry);
   if (Status started = (*registry)->StartBackground(executor); !started.ok()) {
     return ExitWithError(started, kExitFailure);

@@ -46,8 +46,20 @@ size_t KeyTokenLength(std::string_view text, size_t pos) {
 }
 
 // Replaces "Bearer <token>" and key-shaped tokens.
+// Where the user part of a URL's authority ends ("user:password@"), when the
+// URL at `pos` ("://…") has one; npos otherwise.
+size_t UserInfoEnd(std::string_view text, size_t pos) {
+  for (size_t i = pos + 3; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '@') return i > pos + 3 ? i : std::string_view::npos;
+    if (c == '/' || c == '?' || c == '#' || c == ' ' || c == '"' || c == '\'' || c == '\n' || c == '\t') break;
+  }
+  return std::string_view::npos;
+}
+
 std::string RedactShapes(std::string_view text) {
   constexpr std::string_view kBearer = "Bearer ";
+  constexpr std::string_view kScheme = "://";
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
@@ -58,6 +70,13 @@ std::string RedactShapes(std::string_view text) {
       if (end > i + kBearer.size()) {
         out.append(kBearer).append(kRedacted);
         i = end;
+        continue;
+      }
+    }
+    if (text.substr(i, kScheme.size()) == kScheme) {
+      if (size_t at = UserInfoEnd(text, i); at != std::string_view::npos) {
+        out.append(kScheme).append(kRedacted);
+        i = at;  // keeps the '@' and the host
         continue;
       }
     }

@@ -2,7 +2,8 @@
 //   2024-05-01T12:00:00.123Z WARN listening on 0.0.0.0:8420, not a loopback address
 // Secrets never reach a line: every registered secret (provider keys,
 // CILIA_API_KEY) and everything shaped like a key ("ck_…", "sk-…",
-// "Bearer …") is replaced by "[redacted]" before it is written.
+// "Bearer …", a URL's "user:password@") is replaced by "[redacted]" before
+// it is written.
 #pragma once
 
 #include <fmt/format.h>

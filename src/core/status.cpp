@@ -12,6 +12,7 @@ const char* CodeName(Code code) {
     case Code::kConflict: return "conflict";
     case Code::kTooLarge: return "too_large";
     case Code::kBusy: return "busy";
+    case Code::kDiskFull: return "disk_full";
     case Code::kUnavailable: return "unavailable";
     case Code::kTimeout: return "timeout";
     case Code::kIOError: return "io_error";

@@ -19,6 +19,7 @@ enum class Code {
   kConflict,         // e.g. same message id with other content (409)
   kTooLarge,         // body over the limit (413)
   kBusy,             // the data dir is held by another process, or a lock timed out (503)
+  kDiskFull,         // no room left on the disk: nothing of the write was kept (507)
   kUnavailable,      // an upstream could not be reached (502)
   kTimeout,          // an upstream did not answer in time (504)
   kIOError,          // disk or database trouble (500)
@@ -40,6 +41,7 @@ class [[nodiscard]] Status {
   static Status Conflict(std::string m) { return {Code::kConflict, std::move(m)}; }
   static Status TooLarge(std::string m) { return {Code::kTooLarge, std::move(m)}; }
   static Status Busy(std::string m) { return {Code::kBusy, std::move(m)}; }
+  static Status DiskFull(std::string m) { return {Code::kDiskFull, std::move(m)}; }
   static Status Unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
   static Status Timeout(std::string m) { return {Code::kTimeout, std::move(m)}; }
   static Status IOError(std::string m) { return {Code::kIOError, std::move(m)}; }

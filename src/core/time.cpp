@@ -33,6 +33,12 @@ std::string Quote(std::string_view text) {
 
 // Reads the fixed-width fields of dates and times, remembering the first thing
 // that was wrong.
+// The instants RFC 3339 can write, 0000-01-01T00:00:00Z to
+// 9999-12-31T23:59:59.999Z: an offset may carry a four-digit year past
+// either end, and a time there would be echoed with a five-digit year.
+constexpr UnixMs kFirstWritableMs = -62'167'219'200'000;
+constexpr UnixMs kLastWritableMs = 253'402'300'799'999;
+
 class FieldReader {
  public:
   explicit FieldReader(std::string_view text) : text_(text) {}
@@ -151,8 +157,13 @@ UnixMs ReadRfc3339(FieldReader& in) {
   }
   ExpectEnd(in);
   if (in.failed()) return 0;
-  return DaysSinceEpoch(date) * kMsPerDay + hour * kMsPerHour + minute * kMsPerMinute +
-         second * kMsPerSecond + millis - offset_minutes * kMsPerMinute;
+  const UnixMs time = DaysSinceEpoch(date) * kMsPerDay + hour * kMsPerHour + minute * kMsPerMinute +
+                      second * kMsPerSecond + millis - offset_minutes * kMsPerMinute;
+  if (time < kFirstWritableMs || time > kLastWritableMs) {
+    in.Fail("the time is outside the years 0000 to 9999 in UTC");
+    return 0;
+  }
+  return time;
 }
 
 }  // namespace
@@ -332,7 +343,11 @@ Result<UnixMs> ParseTimeBound(std::string_view text, const TimeZone& tz, BoundSi
     const CivilDate date = ReadDate(in);
     ExpectEnd(in);
     if (in.failed()) return Status::InvalidArgument(fmt::format("{} {} is not a valid date: {}", field, Quote(text), in.error()));
-    return side == BoundSide::kAfter ? tz.StartOfDay(date) : tz.StartOfDay(AddDays(date, 1)) - 1;
+    const UnixMs bound = side == BoundSide::kAfter ? tz.StartOfDay(date) : tz.StartOfDay(AddDays(date, 1)) - 1;
+    if (bound < kFirstWritableMs || bound > kLastWritableMs) {
+      return Status::InvalidArgument(fmt::format("{} {} is outside the years 0000 to 9999 in UTC", field, Quote(text)));
+    }
+    return bound;
   }
   const UnixMs time = ReadRfc3339(in);
   if (in.failed()) {

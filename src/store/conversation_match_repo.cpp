@@ -34,10 +34,7 @@ Result<std::vector<MessageMatch>> ConversationMatchRepo::FindMessages(std::strin
                                  "ORDER BY m.id DESC LIMIT ?5"));
   const std::string opening = text::SubstrCodePoints(trimmed_text, 0, kOpeningChars);
   s->Bind(1, role).Bind(2, opening).Bind(3, trimmed_text).Bind(4, client_user).Bind(5, limit);
-  std::vector<MessageMatch> out;
-  while (s->Step()) out.push_back({s->Int(0), s->Int(1), s->Int(2)});
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All([](const Statement& r) { return MessageMatch{r.Int(0), r.Int(1), r.Int(2)}; });
 }
 
 Status ConversationMatchRepo::TagUser(int64_t conversation_id, std::string_view client_user) {

@@ -2,48 +2,56 @@
 
 #include <fmt/format.h>
 
+#include "core/env.h"
+#include "store/vfs.h"
+
 namespace cilia::store {
 
 namespace {
 
-Status SqliteStatus(sqlite3* db, int rc, std::string_view context) {
-  const char* msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+// Every database failure becomes a Status here, with `message` as its text,
+// and disk faults are reported.
+Status SqliteStatus(int rc, std::string message) {
   int primary = rc & 0xff;
-  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
-    return Status::Busy(fmt::format("{}: {}", context, msg));
+  if (primary == SQLITE_CONSTRAINT) return Status::Conflict(std::move(message));
+  // PROTOCOL: a WAL lock that stayed taken through SQLite's own retries.
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_PROTOCOL) {
+    return ReportDiskFault(Status::Busy(std::move(message)));
   }
-  if (primary == SQLITE_CONSTRAINT) return Status::Conflict(fmt::format("{}: {}", context, msg));
-  return Status::IOError(fmt::format("{}: {}", context, msg));
+  if (primary == SQLITE_FULL) return ReportDiskFault(Status::DiskFull(message + "; free some space and send it again"));
+  return ReportDiskFault(Status::IOError(std::move(message)));
+}
+
+Status SqliteStatus(sqlite3* db, int rc, std::string_view context) {
+  return SqliteStatus(rc, fmt::format("{}: {}", context, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
 }
 
 }  // namespace
 
-Statement& Statement::Bind(int index, int64_t value) {
-  sqlite3_bind_int64(stmt_, index, value);
+Statement& Statement::Check(int rc, int index) {
+  if (rc != SQLITE_OK && status_.ok()) {
+    sqlite3* db = sqlite3_db_handle(stmt_);
+    status_ = SqliteStatus(db, rc, fmt::format("bind parameter {}", index));
+  }
   return *this;
 }
 
-Statement& Statement::Bind(int index, double value) {
-  sqlite3_bind_double(stmt_, index, value);
-  return *this;
-}
+Statement& Statement::Bind(int index, int64_t value) { return Check(sqlite3_bind_int64(stmt_, index, value), index); }
+
+Statement& Statement::Bind(int index, double value) { return Check(sqlite3_bind_double(stmt_, index, value), index); }
 
 Statement& Statement::Bind(int index, std::string_view text) {
-  sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-  return *this;
+  return Check(sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8), index);
 }
 
 Statement& Statement::BindBlob(int index, const void* data, size_t size) {
-  sqlite3_bind_blob(stmt_, index, data, static_cast<int>(size), SQLITE_TRANSIENT);
-  return *this;
+  return Check(sqlite3_bind_blob64(stmt_, index, data, size, SQLITE_TRANSIENT), index);
 }
 
-Statement& Statement::BindNull(int index) {
-  sqlite3_bind_null(stmt_, index);
-  return *this;
-}
+Statement& Statement::BindNull(int index) { return Check(sqlite3_bind_null(stmt_, index), index); }
 
 bool Statement::Step() {
+  if (!status_.ok()) return false;
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc != SQLITE_DONE) {
@@ -77,7 +85,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, Option
   sqlite3* db = nullptr;
   int flags = options.read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   flags |= SQLITE_OPEN_NOMUTEX;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, CiliaVfsName());
   if (rc != SQLITE_OK) {
     Status st = SqliteStatus(db, rc, "open " + path);
     sqlite3_close(db);
@@ -109,8 +117,7 @@ Status Database::Exec(std::string_view sql) {
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
-    Status st = SqliteStatus(nullptr, rc, "exec");
-    return Status(st.code(), fmt::format("{} ({})", msg, owned.substr(0, 80)));
+    return SqliteStatus(rc, fmt::format("{} ({})", msg, owned.substr(0, 80)));
   }
   return Status::Ok();
 }
@@ -150,6 +157,16 @@ Status Transaction::Commit() {
   Status st = db_.Exec("COMMIT");
   if (st.ok()) open_ = false;
   return st;
+}
+
+ReadSnapshot::~ReadSnapshot() {
+  if (open_) (void)db_.Exec("COMMIT");  // nothing was written: COMMIT only ends the read
+}
+
+Status ReadSnapshot::Begin() {
+  CILIA_RETURN_IF_ERROR(db_.Exec("BEGIN"));
+  open_ = true;
+  return Status::Ok();
 }
 
 }  // namespace cilia::store

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -33,18 +34,58 @@ class Statement {
     return value ? Bind(index, *value) : BindNull(index);
   }
 
-  // Steps once: true while a row is available, false when done. Errors are
-  // kept and returned by status().
+  // Steps once: true while a row is available, false when done. Errors (a
+  // failed bind included: the statement then never runs) are kept and
+  // returned by status().
   bool Step();
   // Steps to the end, for statements that return no rows.
   Status Run();
   const Status& status() const { return status_; }
+
+  // The ways to read rows; each reads, then resets the statement so it holds
+  // no read lock. `read` turns the statement at a row into a value.
+  template <typename Read>
+  auto All(Read read) -> Result<std::vector<std::decay_t<std::invoke_result_t<Read&, const Statement&>>>> {
+    std::vector<std::decay_t<std::invoke_result_t<Read&, const Statement&>>> out;
+    while (Step()) out.push_back(read(*this));
+    return Finish(std::move(out));
+  }
+  // The first row, or none.
+  template <typename Read>
+  auto One(Read read) -> Result<std::optional<std::decay_t<std::invoke_result_t<Read&, const Statement&>>>> {
+    std::optional<std::decay_t<std::invoke_result_t<Read&, const Statement&>>> out;
+    if (Step()) out = read(*this);
+    return Finish(std::move(out));
+  }
+  // visit(*this) at every row.
+  template <typename Visit>
+  Status Each(Visit visit) {
+    while (Step()) visit(static_cast<const Statement&>(*this));
+    return Finish(true).status();
+  }
+  // The first column of the first row; `when_none` without a row or for NULL.
+  Result<int64_t> OneInt(int64_t when_none = 0) {
+    std::optional<int64_t> out;
+    if (Step() && !IsNull(0)) out = Int(0);
+    return Finish(out.value_or(when_none));
+  }
+  // Whether there is a row.
+  Result<bool> Exists() {
+    const bool found = Step();
+    return Finish(found);
+  }
 
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
   double Double(int col) const { return sqlite3_column_double(stmt_, col); }
   std::string Text(int col) const;
   std::string_view TextView(int col) const;
   bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::optional<int64_t> OptionalInt(int col) const {
+    return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col));
+  }
+  std::optional<std::string> OptionalText(int col) const {
+    return IsNull(col) ? std::nullopt : std::optional<std::string>(Text(col));
+  }
   const void* Blob(int col) const { return sqlite3_column_blob(stmt_, col); }
   int BlobSize(int col) const { return sqlite3_column_bytes(stmt_, col); }
 
@@ -52,9 +93,22 @@ class Statement {
   sqlite3_stmt* raw() const { return stmt_; }
 
  private:
+  // Keeps the first failure of a bind.
+  Statement& Check(int rc, int index);
+  template <typename T>
+  Result<T> Finish(T value) {
+    Status st = std::move(status_);
+    Reset();
+    if (!st.ok()) return st;
+    return value;
+  }
+
   sqlite3_stmt* stmt_ = nullptr;
   Status status_;
 };
+
+// A reader for Statement::All/One: the first column as an integer.
+inline int64_t FirstInt(const Statement& row) { return row.Int(0); }
 
 // One SQLite connection. Not thread-safe: one thread uses it at a time.
 class Database {
@@ -94,6 +148,21 @@ class Transaction {
   ~Transaction();
   Status Begin();
   Status Commit();
+
+ private:
+  Database& db_;
+  bool open_ = false;
+};
+
+// A read transaction: everything read between Begin() and the end of the
+// scope is one consistent snapshot (WAL), however many writes land meanwhile.
+class ReadSnapshot {
+ public:
+  explicit ReadSnapshot(Database& db) : db_(db) {}
+  ~ReadSnapshot();
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+  Status Begin();
 
  private:
   Database& db_;

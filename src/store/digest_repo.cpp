@@ -62,24 +62,6 @@ Rollup ReadRollup(const Statement& s) {
   return {s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4), ParseStrings(s.TextView(5)), s.Text(6), s.Int(7)};
 }
 
-// Every row of `s`, read by `read`.
-template <typename T, typename Read>
-Result<std::vector<T>> All(Statement* s, Read read) {
-  std::vector<T> out;
-  while (s->Step()) out.push_back(read(*s));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
-}
-
-template <typename T, typename Read>
-Result<std::optional<T>> First(Statement* s, Read read) {
-  std::optional<T> out;
-  if (s->Step()) out = read(*s);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return out;
-}
-
 }  // namespace
 
 std::string DailyLog::Text() const {
@@ -107,7 +89,7 @@ Status DigestRepo::PutLog(const DailyLog& log) {
 Result<std::optional<DailyLog>> DigestRepo::GetLog(std::string_view day) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kLogSelect) + " WHERE day = ?"));
   s->Bind(1, day);
-  return First<DailyLog>(s, ReadLog);
+  return s->One(ReadLog);
 }
 
 Result<std::vector<DailyLog>> DigestRepo::Logs(std::string_view first_day, std::string_view last_day) {
@@ -115,7 +97,7 @@ Result<std::vector<DailyLog>> DigestRepo::Logs(std::string_view first_day, std::
                                                     " WHERE (?1 = '' OR day >= ?1) AND (?2 = '' OR day <= ?2) "
                                                     "ORDER BY day"));
   s->Bind(1, first_day).Bind(2, last_day);
-  return All<DailyLog>(s, ReadLog);
+  return s->All(ReadLog);
 }
 
 Result<std::vector<std::string>> DigestRepo::ForgetCiting(std::string_view conversation_id,
@@ -163,7 +145,7 @@ Result<std::vector<std::string>> DigestRepo::ForgetCiting(std::string_view conve
 Result<std::vector<std::string>> DigestRepo::PendingDays() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT substr(item, 5) FROM nightly_items WHERE item LIKE 'day:%' "
                                                     "AND status = 'pending' ORDER BY item"));
-  return All<std::string>(s, [](const Statement& r) { return r.Text(0); });
+  return s->All([](const Statement& r) { return r.Text(0); });
 }
 
 Result<int64_t> DigestRepo::AddDigest(const Digest& d) {
@@ -178,12 +160,12 @@ Result<int64_t> DigestRepo::AddDigest(const Digest& d) {
 
 Result<std::optional<Digest>> DigestRepo::LatestDigest() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kDigestSelect) + " ORDER BY id DESC LIMIT 1"));
-  return First<Digest>(s, ReadDigest);
+  return s->One(ReadDigest);
 }
 
 Result<std::vector<Digest>> DigestRepo::AllDigests() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kDigestSelect) + " ORDER BY id"));
-  return All<Digest>(s, ReadDigest);
+  return s->All(ReadDigest);
 }
 
 Status DigestRepo::PutRollup(const Rollup& r) {
@@ -204,26 +186,26 @@ Status DigestRepo::PutRollup(const Rollup& r) {
 Result<std::optional<Rollup>> DigestRepo::GetRollup(std::string_view kind, std::string_view period) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kRollupSelect) + " WHERE kind = ? AND period = ?"));
   s->Bind(1, kind).Bind(2, period);
-  return First<Rollup>(s, ReadRollup);
+  return s->One(ReadRollup);
 }
 
 Result<std::vector<Rollup>> DigestRepo::AllRollups() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kRollupSelect) + " ORDER BY kind, period"));
-  return All<Rollup>(s, ReadRollup);
+  return s->All(ReadRollup);
 }
 
 Result<std::optional<Rollup>> DigestRepo::LatestRollup(std::string_view kind) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(std::string(kRollupSelect) + " WHERE kind = ? ORDER BY period DESC LIMIT 1"));
   s->Bind(1, kind);
-  return First<Rollup>(s, ReadRollup);
+  return s->One(ReadRollup);
 }
 
 Result<std::optional<NightlyItem>> DigestRepo::GetItem(std::string_view item) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT item, status, attempts, error, updated_at FROM "
                                                     "nightly_items WHERE item = ?"));
   s->Bind(1, item);
-  return First<NightlyItem>(s, [](const Statement& r) {
+  return s->One([](const Statement& r) {
     return NightlyItem{r.Text(0), r.Text(1), static_cast<int>(r.Int(2)), r.Text(3), r.Int(4)};
   });
 }
@@ -240,7 +222,7 @@ Result<std::vector<NightlyItem>> DigestRepo::FailedItems(int limit) {
                                                     "nightly_items WHERE status = 'failed' ORDER BY updated_at DESC "
                                                     "LIMIT ?"));
   s->Bind(1, limit);
-  return All<NightlyItem>(s, [](const Statement& r) {
+  return s->All([](const Statement& r) {
     return NightlyItem{r.Text(0), r.Text(1), static_cast<int>(r.Int(2)), r.Text(3), r.Int(4)};
   });
 }
@@ -248,7 +230,7 @@ Result<std::vector<NightlyItem>> DigestRepo::FailedItems(int limit) {
 Result<std::optional<std::string>> DigestRepo::GetState(std::string_view key) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT value FROM upkeep_state WHERE key = ?"));
   s->Bind(1, key);
-  return First<std::string>(s, [](const Statement& r) { return r.Text(0); });
+  return s->One([](const Statement& r) { return r.Text(0); });
 }
 
 Status DigestRepo::PutState(std::string_view key, std::string_view value) {
@@ -260,7 +242,7 @@ Status DigestRepo::PutState(std::string_view key, std::string_view value) {
 Result<std::optional<std::string>> DigestRepo::GetPack(std::string_view day) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT text FROM daily_packs WHERE day = ?"));
   s->Bind(1, day);
-  return First<std::string>(s, [](const Statement& r) { return r.Text(0); });
+  return s->One([](const Statement& r) { return r.Text(0); });
 }
 
 Status DigestRepo::PutPack(std::string_view day, std::string_view text, UnixMs now, bool replace) {
@@ -286,18 +268,15 @@ Result<std::vector<DayMessage>> DigestRepo::MessagesBetween(UnixMs begin, UnixMs
                                      "m.conversation_id WHERE m.created_at >= ? AND m.created_at < ? "
                                      "ORDER BY m.created_at, m.id"));
   s->Bind(1, begin).Bind(2, end);
-  return All<DayMessage>(s, [](const Statement& r) {
+  return s->All([](const Statement& r) {
     return DayMessage{r.Text(0), r.Text(1), r.Text(2), r.Text(3), r.Text(4), r.Int(5)};
   });
 }
 
 Result<std::optional<UnixMs>> DigestRepo::FirstMessageAt() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT min(created_at) FROM messages"));
-  std::optional<UnixMs> out;
-  if (s->Step() && !s->IsNull(0)) out = s->Int(0);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return out;
+  CILIA_ASSIGN_OR_RETURN(auto row, s->One([](const Statement& r) { return r.OptionalInt(0); }));
+  return row.value_or(std::nullopt);
 }
 
 }  // namespace cilia::store

@@ -17,12 +17,6 @@ constexpr const char* kCandidateColumns =
     "id, content, quote, conversation_id, message_id, span_start, span_end, type, fact_key, confidence, date, reason, "
     "target_id, status, result_id, decided_by, created_at, updated_at";
 
-std::optional<int64_t> OptionalInt(const Statement& s, int col) {
-  return s.IsNull(col) ? std::nullopt : std::optional<int64_t>(s.Int(col));
-}
-std::optional<std::string> OptionalText(const Statement& s, int col) {
-  return s.IsNull(col) ? std::nullopt : std::optional<std::string>(s.Text(col));
-}
 void BindOptional(Statement& s, int index, const std::optional<std::string>& value) {
   if (value) {
     s.Bind(index, *value);
@@ -38,18 +32,18 @@ ExcerptRecord ReadExcerpt(const Statement& s) {
   e.quote = s.Text(2);
   e.source = {s.Int(3), s.Int(4), s.Int(5), s.Int(6)};
   e.type = s.Text(7);
-  e.fact_key = OptionalText(s, 8);
+  e.fact_key = s.OptionalText(8);
   e.confidence = s.Double(9);
   e.importance = s.Double(10);
-  e.valid_from = OptionalInt(s, 11);
-  e.valid_to = OptionalInt(s, 12);
+  e.valid_from = s.OptionalInt(11);
+  e.valid_to = s.OptionalInt(12);
   e.status = s.Text(13);
-  e.superseded_by = OptionalInt(s, 14);
+  e.superseded_by = s.OptionalInt(14);
   e.pinned = s.Int(15) != 0;
   e.author = s.Text(16);
   e.seen_count = s.Int(17);
   e.access_count = s.Int(18);
-  e.last_recalled = OptionalInt(s, 19);
+  e.last_recalled = s.OptionalInt(19);
   e.created_at = s.Int(20);
   e.updated_at = s.Int(21);
   e.words = s.Text(22);
@@ -75,13 +69,13 @@ CandidateRecord ReadCandidate(const Statement& s) {
   c.quote = s.Text(2);
   c.source = {s.Int(3), s.Int(4), s.Int(5), s.Int(6)};
   c.type = s.Text(7);
-  c.fact_key = OptionalText(s, 8);
+  c.fact_key = s.OptionalText(8);
   c.confidence = s.Double(9);
   c.date = s.Text(10);
   c.reason = s.Text(11);
-  c.target_id = OptionalInt(s, 12);
+  c.target_id = s.OptionalInt(12);
   c.status = s.Text(13);
-  c.result_id = OptionalInt(s, 14);
+  c.result_id = s.OptionalInt(14);
   c.decided_by = s.Text(15);
   c.created_at = s.Int(16);
   c.updated_at = s.Int(17);
@@ -98,7 +92,7 @@ int BindCandidate(Statement& s, const CandidateRecord& c) {
 }
 
 HistoryRecord ReadHistory(const Statement& s) {
-  return {s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4), OptionalText(s, 5), OptionalText(s, 6)};
+  return {s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4), s.OptionalText(5), s.OptionalText(6)};
 }
 
 ExtractionBatch ReadBatch(const Statement& s) {
@@ -119,23 +113,6 @@ ExtractionBatch ReadBatch(const Statement& s) {
 
 constexpr const char* kBatchColumns =
     "id, conversation_id, first_seq, end_seq, content_hash, attempts, status, error, items, created_at, updated_at";
-
-template <typename T, typename Read>
-Result<std::vector<T>> Collect(Statement* s, Read read) {
-  std::vector<T> out;
-  while (s->Step()) out.push_back(read(*s));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
-}
-
-template <typename T, typename Read>
-Result<std::optional<T>> CollectOne(Statement* s, Read read) {
-  std::optional<T> out;
-  if (s->Step()) out = read(*s);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return out;
-}
 
 // Page bounds: ids below before_id (all when none), at most limit.
 void BindPage(Statement& s, int index, const PageRequest& page) {
@@ -178,7 +155,7 @@ Result<std::optional<ExcerptRecord>> ExcerptRepo::Get(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT {} FROM excerpts WHERE id = ?", kExcerptColumns)));
   s->Bind(1, id);
-  return CollectOne<ExcerptRecord>(s, ReadExcerpt);
+  return s->One(ReadExcerpt);
 }
 
 Result<std::vector<ExcerptRecord>> ExcerptRepo::GetMany(const std::vector<int64_t>& ids) {
@@ -203,7 +180,7 @@ Result<std::vector<ExcerptRecord>> ExcerptRepo::List(std::string_view status, co
   } else {
     s->BindNull(4);
   }
-  return Collect<ExcerptRecord>(s, ReadExcerpt);
+  return s->All(ReadExcerpt);
 }
 
 Result<std::vector<ExcerptRecord>> ExcerptRepo::ActiveWithFactKey(std::string_view fact_key) {
@@ -212,20 +189,19 @@ Result<std::vector<ExcerptRecord>> ExcerptRepo::ActiveWithFactKey(std::string_vi
       db_.Prepare(fmt::format("SELECT {} FROM excerpts WHERE fact_key = ? AND status = 'active' ORDER BY id DESC",
                               kExcerptColumns)));
   s->Bind(1, fact_key);
-  return Collect<ExcerptRecord>(s, ReadExcerpt);
+  return s->All(ReadExcerpt);
 }
 
 Result<std::vector<ExcerptRecord>> ExcerptRepo::Quoting(int64_t message_id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
                                             "SELECT {} FROM excerpts WHERE message_id = ? ORDER BY id", kExcerptColumns)));
   s->Bind(1, message_id);
-  return Collect<ExcerptRecord>(s, ReadExcerpt);
+  return s->All(ReadExcerpt);
 }
 
 Status ExcerptRepo::ForEach(const std::function<void(const ExcerptRecord&)>& visit) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT {} FROM excerpts ORDER BY id", kExcerptColumns)));
-  while (s->Step()) visit(ReadExcerpt(*s));
-  return s->status();
+  return s->Each([&](const Statement& row) { visit(ReadExcerpt(row)); });
 }
 
 Status ExcerptRepo::ForEachIndexEntry(const std::function<void(const ExcerptIndexEntry&)>& visit) {
@@ -233,18 +209,14 @@ Status ExcerptRepo::ForEachIndexEntry(const std::function<void(const ExcerptInde
                          db_.Prepare("SELECT e.id, e.conversation_id, m.created_at, e.status, e.access_count, "
                                      "e.valid_from, e.valid_to, e.words FROM excerpts e JOIN messages m ON "
                                      "m.id = e.message_id ORDER BY e.id"));
-  while (s->Step()) {
-    visit({s->Int(0), s->Int(1), s->Int(2), s->Text(3), s->Int(4), OptionalInt(*s, 5), OptionalInt(*s, 6), s->Text(7)});
-  }
-  return s->status();
+  return s->Each([&](const Statement& r) {
+    visit({r.Int(0), r.Int(1), r.Int(2), r.Text(3), r.Int(4), r.OptionalInt(5), r.OptionalInt(6), r.Text(7)});
+  });
 }
 
 Result<int64_t> ExcerptRepo::Count() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM excerpts"));
-  int64_t n = s->Step() ? s->Int(0) : 0;
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return n;
+  return s->OneInt();
 }
 
 Status ExcerptRepo::Delete(int64_t id) {
@@ -284,14 +256,13 @@ Result<std::vector<HistoryRecord>> ExcerptRepo::History(int64_t excerpt_id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT id, excerpt_id, at, who, action, old, new FROM "
                                                     "excerpt_history WHERE excerpt_id = ? ORDER BY id"));
   s->Bind(1, excerpt_id);
-  return Collect<HistoryRecord>(s, ReadHistory);
+  return s->All(ReadHistory);
 }
 
 Status ExcerptRepo::ForEachHistory(const std::function<void(const HistoryRecord&)>& visit) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("SELECT id, excerpt_id, at, who, action, old, new FROM excerpt_history ORDER BY id"));
-  while (s->Step()) visit(ReadHistory(*s));
-  return s->status();
+  return s->Each([&](const Statement& row) { visit(ReadHistory(row)); });
 }
 
 Status ExcerptRepo::PutVector(int64_t excerpt_id, std::string_view embedder, const std::vector<float>& vec) {
@@ -306,7 +277,7 @@ Result<std::vector<ExcerptVector>> ExcerptRepo::VectorsOf(std::string_view embed
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("SELECT excerpt_id, vec FROM excerpt_vectors WHERE embedder = ? ORDER BY excerpt_id"));
   s->Bind(1, embedder);
-  return Collect<ExcerptVector>(s, [](const Statement& row) {
+  return s->All([](const Statement& row) {
     ExcerptVector v{row.Int(0), std::vector<float>(static_cast<size_t>(row.BlobSize(1)) / sizeof(float))};
     if (!v.vec.empty()) std::memcpy(v.vec.data(), row.Blob(1), v.vec.size() * sizeof(float));
     return v;
@@ -319,7 +290,7 @@ Result<std::vector<ExcerptRecord>> ExcerptRepo::WithoutVector(std::string_view e
                                             "WHERE v.excerpt_id = e.id AND v.embedder = ?) ORDER BY id",
                                             kExcerptColumns)));
   s->Bind(1, embedder);
-  return Collect<ExcerptRecord>(s, ReadExcerpt);
+  return s->All(ReadExcerpt);
 }
 
 Status ExcerptRepo::InsertCandidate(CandidateRecord& c) {
@@ -354,7 +325,7 @@ Result<std::optional<CandidateRecord>> ExcerptRepo::GetCandidate(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT {} FROM candidates WHERE id = ?", kCandidateColumns)));
   s->Bind(1, id);
-  return CollectOne<CandidateRecord>(s, ReadCandidate);
+  return s->One(ReadCandidate);
 }
 
 Result<std::vector<CandidateRecord>> ExcerptRepo::ListCandidates(std::string_view status, const PageRequest& page) {
@@ -364,7 +335,7 @@ Result<std::vector<CandidateRecord>> ExcerptRepo::ListCandidates(std::string_vie
                                                  kCandidateColumns)));
   BindPage(*s, 1, page);
   s->Bind(3, status);
-  return Collect<CandidateRecord>(s, ReadCandidate);
+  return s->All(ReadCandidate);
 }
 
 Result<std::optional<CandidateRecord>> ExcerptRepo::FindPendingCandidate(const QuoteSource& source,
@@ -374,21 +345,20 @@ Result<std::optional<CandidateRecord>> ExcerptRepo::FindPendingCandidate(const Q
                                                  "span_end = ? AND content = ? AND status = 'pending' LIMIT 1",
                                                  kCandidateColumns)));
   s->Bind(1, source.message_id).Bind(2, source.span_start).Bind(3, source.span_end).Bind(4, content);
-  return CollectOne<CandidateRecord>(s, ReadCandidate);
+  return s->One(ReadCandidate);
 }
 
 Status ExcerptRepo::ForEachCandidate(const std::function<void(const CandidateRecord&)>& visit) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT {} FROM candidates ORDER BY id", kCandidateColumns)));
-  while (s->Step()) visit(ReadCandidate(*s));
-  return s->status();
+  return s->Each([&](const Statement& row) { visit(ReadCandidate(row)); });
 }
 
 Result<std::optional<ExtractionCursor>> ExcerptRepo::GetCursor(int64_t conversation_id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT conversation_id, through_seq, updated_at FROM "
                                                     "extraction_cursors WHERE conversation_id = ?"));
   s->Bind(1, conversation_id);
-  return CollectOne<ExtractionCursor>(s, [](const Statement& r) {
+  return s->One([](const Statement& r) {
     return ExtractionCursor{r.Int(0), r.Int(1), r.Int(2)};
   });
 }
@@ -403,7 +373,7 @@ Status ExcerptRepo::PutCursor(const ExtractionCursor& cursor) {
 Result<std::vector<ExtractionCursor>> ExcerptRepo::AllCursors() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT conversation_id, through_seq, updated_at FROM "
                                                     "extraction_cursors ORDER BY conversation_id"));
-  return Collect<ExtractionCursor>(s, [](const Statement& r) { return ExtractionCursor{r.Int(0), r.Int(1), r.Int(2)}; });
+  return s->All([](const Statement& r) { return ExtractionCursor{r.Int(0), r.Int(1), r.Int(2)}; });
 }
 
 Result<std::optional<ExtractionBatch>> ExcerptRepo::GetBatch(int64_t conversation_id, int64_t first_seq) {
@@ -411,17 +381,14 @@ Result<std::optional<ExtractionBatch>> ExcerptRepo::GetBatch(int64_t conversatio
                                                                 "conversation_id = ? AND first_seq = ?",
                                                                 kBatchColumns)));
   s->Bind(1, conversation_id).Bind(2, first_seq);
-  return CollectOne<ExtractionBatch>(s, ReadBatch);
+  return s->One(ReadBatch);
 }
 
 Result<bool> ExcerptRepo::SucceededBefore(std::string_view content_hash) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("SELECT 1 FROM extraction_batches WHERE content_hash = ? AND status = 'ok' LIMIT 1"));
   s->Bind(1, content_hash);
-  const bool found = s->Step();
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return found;
+  return s->Exists();
 }
 
 Status ExcerptRepo::PutBatch(ExtractionBatch& b) {
@@ -449,7 +416,7 @@ Status ExcerptRepo::PutBatch(ExtractionBatch& b) {
 Result<std::vector<ExtractionBatch>> ExcerptRepo::AllBatches() {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT {} FROM extraction_batches ORDER BY id", kBatchColumns)));
-  return Collect<ExtractionBatch>(s, ReadBatch);
+  return s->All(ReadBatch);
 }
 
 Result<std::vector<int64_t>> ExcerptRepo::DeleteQuoting(int64_t conversation_id, std::optional<int64_t> message_id) {
@@ -457,7 +424,7 @@ Result<std::vector<int64_t>> ExcerptRepo::DeleteQuoting(int64_t conversation_id,
   const int64_t key = message_id.value_or(conversation_id);
   CILIA_ASSIGN_OR_RETURN(Statement * find, db_.Prepare(fmt::format("SELECT id FROM excerpts WHERE {}", where)));
   find->Bind(1, key);
-  CILIA_ASSIGN_OR_RETURN(std::vector<int64_t> ids, Collect<int64_t>(find, [](const Statement& r) { return r.Int(0); }));
+  CILIA_ASSIGN_OR_RETURN(std::vector<int64_t> ids, find->All(FirstInt));
   for (int64_t id : ids) {
     CILIA_ASSIGN_OR_RETURN(Statement * history, db_.Prepare("DELETE FROM excerpt_history WHERE excerpt_id = ?"));
     history->Bind(1, id);

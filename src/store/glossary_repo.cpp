@@ -65,20 +65,13 @@ Status CheckGlossaryEntry(const GlossaryEntry& entry) {
 
 Result<std::vector<GlossaryEntry>> GlossaryRepo::List() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT {} FROM glossary ORDER BY term", kColumns)));
-  std::vector<GlossaryEntry> out;
-  while (s->Step()) out.push_back(ReadEntry(*s));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All(ReadEntry);
 }
 
 Result<std::optional<GlossaryEntry>> GlossaryRepo::Get(std::string_view term) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT {} FROM glossary WHERE term = ?", kColumns)));
   s->Bind(1, term);
-  std::optional<GlossaryEntry> out;
-  if (s->Step()) out = ReadEntry(*s);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return out;
+  return s->One(ReadEntry);
 }
 
 Result<GlossaryEntry> GlossaryRepo::Put(const GlossaryEntry& entry, UnixMs now) {
@@ -113,10 +106,7 @@ Result<bool> GlossaryRepo::Delete(std::string_view term) {
 
 Result<int64_t> GlossaryRepo::Count() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM glossary"));
-  int64_t n = s->Step() ? s->Int(0) : 0;
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return n;
+  return s->OneInt();
 }
 
 }  // namespace cilia::store

@@ -18,7 +18,7 @@ JobRun ReadRun(const Statement& s) {
   r.name_space = s.Text(2);
   r.started_by = s.Text(3);
   r.started_at = s.Int(4);
-  if (!s.IsNull(5)) r.ended_at = s.Int(5);
+  r.ended_at = s.OptionalInt(5);
   r.outcome = s.Text(6);
   r.error = s.Text(7);
   r.items = s.Int(8);
@@ -57,10 +57,7 @@ Result<std::vector<JobRun>> JobRunRepo::List(std::optional<std::string> job, std
   if (job) s->Bind(1, *job);
   else s->BindNull(1);
   s->Bind(2, before_id).Bind(3, limit);
-  std::vector<JobRun> out;
-  while (s->Step()) out.push_back(ReadRun(*s));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All(ReadRun);
 }
 
 Result<std::optional<JobRun>> JobRunRepo::Latest(std::string_view job) {

@@ -66,10 +66,6 @@ std::vector<std::string> SplitScopes(std::string_view text) {
   return scopes;
 }
 
-std::optional<UnixMs> OptionalInt(const Statement& row, int col) {
-  if (row.IsNull(col)) return std::nullopt;
-  return row.Int(col);
-}
 
 // A switch this build does not know (a newer cilia's) is ignored, like an
 // unknown scope.
@@ -175,9 +171,7 @@ Result<std::unique_ptr<KeyStore>> KeyStore::Open(const std::string& path, const 
 
 Status KeyStore::MigrateSchema() {
   CILIA_ASSIGN_OR_RETURN(Statement * version, db_->Prepare("PRAGMA user_version"));
-  int64_t found = version->Step() ? version->Int(0) : 0;
-  CILIA_RETURN_IF_ERROR(version->status());
-  version->Reset();
+  CILIA_ASSIGN_OR_RETURN(const int64_t found, version->OneInt());
   if (found > kSchemaVersion) {
     return Status::IOError(fmt::format("key schema version {} is newer than this cilia knows ({})", found, kSchemaVersion));
   }
@@ -196,24 +190,21 @@ Status KeyStore::LoadAll() {
       Statement * rows,
       db_->Prepare("SELECT id, name, namespace, scopes, key_hash, created_at, revoked_at, last_used_at, features "
                    "FROM api_keys ORDER BY created_at, id"));
-  while (rows->Step()) {
+  return rows->Each([&](const Statement& row) {
     auto entry = std::make_unique<Entry>();
-    entry->info.id = rows->Text(0);
-    entry->info.name = rows->Text(1);
-    entry->info.name_space = rows->Text(2);
-    entry->info.scopes = SplitScopes(rows->TextView(3));
-    entry->hash = rows->Text(4);
-    entry->info.created_at = rows->Int(5);
-    entry->info.revoked_at = OptionalInt(*rows, 6);
-    entry->info.last_used_at = OptionalInt(*rows, 7);
-    entry->info.features = StoredFeatures(rows->TextView(8));
+    entry->info.id = row.Text(0);
+    entry->info.name = row.Text(1);
+    entry->info.name_space = row.Text(2);
+    entry->info.scopes = SplitScopes(row.TextView(3));
+    entry->hash = row.Text(4);
+    entry->info.created_at = row.Int(5);
+    entry->info.revoked_at = row.OptionalInt(6);
+    entry->info.last_used_at = row.OptionalInt(7);
+    entry->info.features = StoredFeatures(row.TextView(8));
     entry->last_used_written = entry->info.last_used_at.value_or(0);
     by_hash_[entry->hash] = entry.get();
     entries_.push_back(std::move(entry));
-  }
-  Status status = rows->status();
-  rows->Reset();
-  return status;
+  });
 }
 
 Result<NewApiKey> KeyStore::Create(std::string_view name, std::string_view name_space,

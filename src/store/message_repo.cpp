@@ -32,7 +32,7 @@ MessageRecord ReadMessage(const Statement& s) {
   m.id = s.Int(0);
   m.conversation_id = s.Int(1);
   m.seq = s.Int(2);
-  if (!s.IsNull(3)) m.caller_id = s.Text(3);
+  m.caller_id = s.OptionalText(3);
   m.role = s.Text(4);
   m.name = s.Text(5);
   m.content = s.Text(6);
@@ -44,23 +44,6 @@ MessageRecord ReadMessage(const Statement& s) {
   return m;
 }
 
-template <typename Record, typename Reader>
-Result<std::vector<Record>> ReadAll(Statement* s, Reader read) {
-  std::vector<Record> out;
-  while (s->Step()) out.push_back(read(*s));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
-}
-
-template <typename Record, typename Reader>
-Result<std::optional<Record>> ReadOne(Statement* s, Reader read) {
-  std::optional<Record> out;
-  if (s->Step()) out = read(*s);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return out;
-}
-
 }  // namespace
 
 Result<std::optional<ConversationRecord>> MessageRepo::FindConversation(std::string_view external_id) {
@@ -68,14 +51,14 @@ Result<std::optional<ConversationRecord>> MessageRepo::FindConversation(std::str
                          db_.Prepare(fmt::format("SELECT {} FROM conversations WHERE external_id = ?",
                                                  kConversationColumns)));
   s->Bind(1, external_id);
-  return ReadOne<ConversationRecord>(s, ReadConversation);
+  return s->One(ReadConversation);
 }
 
 Result<std::optional<ConversationRecord>> MessageRepo::GetConversation(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(
       Statement * s, db_.Prepare(fmt::format("SELECT {} FROM conversations WHERE id = ?", kConversationColumns)));
   s->Bind(1, id);
-  return ReadOne<ConversationRecord>(s, ReadConversation);
+  return s->One(ReadConversation);
 }
 
 Result<ConversationRecord> MessageRepo::CreateConversation(std::string_view external_id, std::string_view title,
@@ -116,13 +99,13 @@ Result<std::vector<ConversationRecord>> MessageRepo::ListConversations(
                                   kConversationColumns)));
     s->Bind(1, limit);
   }
-  return ReadAll<ConversationRecord>(s, ReadConversation);
+  return s->All(ReadConversation);
 }
 
 Result<std::vector<ConversationRecord>> MessageRepo::AllConversations() {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT {} FROM conversations ORDER BY id", kConversationColumns)));
-  return ReadAll<ConversationRecord>(s, ReadConversation);
+  return s->All(ReadConversation);
 }
 
 Result<std::optional<MessageRecord>> MessageRepo::FindByCallerId(int64_t conversation_id,
@@ -131,14 +114,14 @@ Result<std::optional<MessageRecord>> MessageRepo::FindByCallerId(int64_t convers
                                             "SELECT {} FROM messages WHERE conversation_id = ? AND caller_id = ?",
                                             kMessageColumns)));
   s->Bind(1, conversation_id).Bind(2, caller_id);
-  return ReadOne<MessageRecord>(s, ReadMessage);
+  return s->One(ReadMessage);
 }
 
 Result<std::optional<MessageRecord>> MessageRepo::GetMessage(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT {} FROM messages WHERE id = ?", kMessageColumns)));
   s->Bind(1, id);
-  return ReadOne<MessageRecord>(s, ReadMessage);
+  return s->One(ReadMessage);
 }
 
 Status MessageRepo::Insert(MessageRecord& m) {
@@ -173,7 +156,7 @@ Result<std::vector<MessageRecord>> MessageRepo::MessagesFrom(int64_t conversatio
       db_.Prepare(fmt::format("SELECT {} FROM messages WHERE conversation_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
                               kMessageColumns)));
   s->Bind(1, conversation_id).Bind(2, from_seq).Bind(3, limit > 0 ? int64_t{limit} : int64_t{-1});
-  return ReadAll<MessageRecord>(s, ReadMessage);
+  return s->All(ReadMessage);
 }
 
 Result<std::vector<MessageRecord>> MessageRepo::MessagesBefore(int64_t conversation_id, int64_t before_seq, int limit) {
@@ -189,10 +172,7 @@ Result<std::vector<MessageRecord>> MessageRepo::MessagesBefore(int64_t conversat
 
 Result<int64_t> MessageRepo::CountMessages() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM messages"));
-  int64_t n = s->Step() ? s->Int(0) : 0;
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return n;
+  return s->OneInt();
 }
 
 Result<std::vector<std::pair<int64_t, int64_t>>> MessageRepo::CountsPerQuarterHour() {
@@ -226,10 +206,15 @@ Status MessageRepo::PutFile(std::string_view sha256, std::string_view mime, int6
 
 Result<std::vector<FileRecord>> MessageRepo::AllFiles() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT sha256, mime, size, created_at FROM files ORDER BY sha256"));
-  std::vector<FileRecord> out;
-  while (s->Step()) out.push_back({s->Text(0), s->Text(1), s->Int(2), s->Int(3)});
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All([](const Statement& r) { return FileRecord{r.Text(0), r.Text(1), r.Int(2), r.Int(3)}; });
+}
+
+Result<bool> MessageRepo::DropFileUnlessReferenced(std::string_view sha256) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("DELETE FROM files WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM "
+                                                    "messages WHERE instr(content, 'cilia-file:' || ?1) > 0)"));
+  s->Bind(1, sha256);
+  CILIA_RETURN_IF_ERROR(s->Run());
+  return db_.Changes() > 0;
 }
 
 Status MessageRepo::DeleteMessage(int64_t id) {

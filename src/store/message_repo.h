@@ -54,6 +54,10 @@ class MessageRepo {
   // Registers a stored file (image bytes under files/<sha256>).
   Status PutFile(std::string_view sha256, std::string_view mime, int64_t size, int64_t at_ms);
   Result<std::vector<FileRecord>> AllFiles();
+  // Forget: drops the file's row unless a message still refers to it
+  // ("cilia-file:<sha256>" in its content); true when dropped. The bytes
+  // under files/ are the caller's to remove.
+  Result<bool> DropFileUnlessReferenced(std::string_view sha256);
 
   Status DeleteMessage(int64_t id);
   Status DeleteConversation(int64_t id);  // the row only; callers delete messages first

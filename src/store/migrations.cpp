@@ -12,9 +12,7 @@ int LatestSchemaVersion() {
 
 Status Migrate(Database& db) {
   CILIA_ASSIGN_OR_RETURN(Statement * get, db.Prepare("PRAGMA user_version"));
-  int current = get->Step() ? static_cast<int>(get->Int(0)) : 0;
-  CILIA_RETURN_IF_ERROR(get->status());
-  get->Reset();
+  CILIA_ASSIGN_OR_RETURN(const int64_t current, get->OneInt());
   if (current > LatestSchemaVersion()) {
     return Status::InvalidArgument(fmt::format(
         "{} has schema version {}, newer than this cilia ({}); upgrade cilia", db.path(), current,

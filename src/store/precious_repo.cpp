@@ -53,37 +53,24 @@ Result<int64_t> PreciousRepo::DeleteCiting(std::string_view conversation_id,
 Result<std::optional<PreciousPassage>> PreciousRepo::Get(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kSelect) + " WHERE id = ?"));
   s->Bind(1, id);
-  std::optional<PreciousPassage> out;
-  if (s->Step()) out = ReadPassage(*s);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return out;
+  return s->One(ReadPassage);
 }
 
 Result<std::vector<PreciousPassage>> PreciousRepo::List() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kSelect) + " ORDER BY id"));
-  std::vector<PreciousPassage> out;
-  while (s->Step()) out.push_back(ReadPassage(*s));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All(ReadPassage);
 }
 
 Result<bool> PreciousRepo::Contains(const PreciousPassage& p) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT 1 FROM precious WHERE content = ? AND conversation_id = ? "
                                                     "AND message_ids = ? LIMIT 1"));
   s->Bind(1, p.content).Bind(2, p.conversation_id).Bind(3, json(p.message_ids).dump());
-  bool found = s->Step();
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return found;
+  return s->Exists();
 }
 
 Result<int64_t> PreciousRepo::Count() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM precious"));
-  int64_t n = s->Step() ? s->Int(0) : 0;
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return n;
+  return s->OneInt();
 }
 
 }  // namespace cilia::store

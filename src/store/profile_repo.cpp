@@ -32,21 +32,14 @@ Status CheckProfileName(std::string_view name) {
 Result<std::vector<ProfileDocument>> ProfileRepo::List() {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("SELECT name, content, updated_at FROM profile_documents ORDER BY name"));
-  std::vector<ProfileDocument> out;
-  while (s->Step()) out.push_back(ReadDocument(*s));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All(ReadDocument);
 }
 
 Result<std::optional<ProfileDocument>> ProfileRepo::Get(std::string_view name) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("SELECT name, content, updated_at FROM profile_documents WHERE name = ?"));
   s->Bind(1, name);
-  std::optional<ProfileDocument> out;
-  if (s->Step()) out = ReadDocument(*s);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return out;
+  return s->One(ReadDocument);
 }
 
 Status ProfileRepo::Put(std::string_view name, std::string_view content, UnixMs now) {

@@ -5,10 +5,7 @@ namespace cilia::store {
 namespace {
 
 Result<std::vector<ProfileVersion>> ReadAll(Statement* s) {
-  std::vector<ProfileVersion> out;
-  while (s->Step()) out.push_back({s->Int(0), s->Text(1), s->Text(2), s->Int(3)});
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All([](const Statement& r) { return ProfileVersion{r.Int(0), r.Text(1), r.Text(2), r.Int(3)}; });
 }
 
 }  // namespace

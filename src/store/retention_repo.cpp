@@ -17,4 +17,17 @@ Result<int64_t> RetentionRepo::DeleteRecallLogBefore(UnixMs before) {
   return Delete("DELETE FROM recall_log WHERE at < ?", before);
 }
 
+Result<int64_t> RetentionRepo::DeleteRecallQueriesFinding(std::string_view layer, std::span<const int64_t> item_ids) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("DELETE FROM recall_log WHERE query IN (SELECT query FROM "
+                                                    "recall_log WHERE layer = ? AND item_id = ?)"));
+  int64_t deleted = 0;
+  for (int64_t id : item_ids) {
+    s->Reset();
+    s->Bind(1, layer).Bind(2, id);
+    CILIA_RETURN_IF_ERROR(s->Run());
+    deleted += db_.Changes();
+  }
+  return deleted;
+}
+
 }  // namespace cilia::store

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string_view>
 
 #include "core/status.h"
 #include "core/time.h"
@@ -21,6 +23,10 @@ class RetentionRepo {
   Result<int64_t> DeleteDecidedCandidatesBefore(UnixMs before);
   // Recall log rows written before `before`.
   Result<int64_t> DeleteRecallLogBefore(UnixMs before);
+  // Forget: every logged query that found one of these items (layer
+  // "archive" for windows, "excerpt" for excerpts), with all its rows: the
+  // query text holds the forgotten words.
+  Result<int64_t> DeleteRecallQueriesFinding(std::string_view layer, std::span<const int64_t> item_ids);
 
  private:
   Result<int64_t> Delete(const char* sql, UnixMs before);

@@ -8,13 +8,9 @@ Result<std::optional<ConversationSummary>> SummaryRepo::Latest(int64_t conversat
                                      "FROM conversation_summaries WHERE conversation_id = ? "
                                      "ORDER BY through_seq DESC, id DESC LIMIT 1"));
   s->Bind(1, conversation_id);
-  std::optional<ConversationSummary> out;
-  if (s->Step()) {
-    out = ConversationSummary{s->Int(0), s->Int(1), s->Int(2), s->Text(3), s->Text(4), s->Int(5), s->Text(6)};
-  }
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return out;
+  return s->One([](const Statement& r) {
+    return ConversationSummary{r.Int(0), r.Int(1), r.Int(2), r.Text(3), r.Text(4), r.Int(5), r.Text(6)};
+  });
 }
 
 Result<int64_t> SummaryRepo::Add(const ConversationSummary& summary) {

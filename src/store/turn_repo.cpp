@@ -96,9 +96,7 @@ Result<std::vector<TurnRecord>> TurnRepo::List(std::optional<std::string> conver
   if (conversation_id) s->Bind(1, *conversation_id);
   if (before_id) s->Bind(2, *before_id);
   s->Bind(3, std::max(limit, 0));
-  std::vector<TurnRecord> turns;
-  while (s->Step()) turns.push_back(ReadTurn(*s));
-  CILIA_RETURN_IF_ERROR(s->status());
+  CILIA_ASSIGN_OR_RETURN(std::vector<TurnRecord> turns, s->All(ReadTurn));
   for (TurnRecord& turn : turns) {
     CILIA_ASSIGN_OR_RETURN(turn.sources, SourcesOf(turn.id));
   }
@@ -109,10 +107,7 @@ Result<std::vector<std::pair<std::string, std::string>>> TurnRepo::SourcesOf(int
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT conversation_id, message_id FROM turn_sources "
                                                     "WHERE turn_id = ? ORDER BY position"));
   s->Bind(1, turn_id);
-  std::vector<std::pair<std::string, std::string>> sources;
-  while (s->Step()) sources.emplace_back(s->Text(0), s->Text(1));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return sources;
+  return s->All([](const Statement& r) { return std::pair(r.Text(0), r.Text(1)); });
 }
 
 Result<std::vector<TurnRepo::CacheStats>> TurnRepo::CacheStatsSince(std::string_view first_day) {
@@ -122,14 +117,11 @@ Result<std::vector<TurnRepo::CacheStats>> TurnRepo::CacheStatsSince(std::string_
                                  "WHERE local_day >= ? AND http_status BETWEEN 200 AND 299 AND error = '' "
                                  "GROUP BY local_day, upstream_model ORDER BY local_day, upstream_model"));
   s->Bind(1, first_day);
-  std::vector<CacheStats> stats;
-  while (s->Step()) {
-    CacheStats day{s->Text(0), s->Text(1), s->Int(2), s->Int(3), s->Int(4), s->Int(5), s->Int(6), 0.0};
+  return s->All([](const Statement& r) {
+    CacheStats day{r.Text(0), r.Text(1), r.Int(2), r.Int(3), r.Int(4), r.Int(5), r.Int(6), 0.0};
     if (day.input_tokens > 0) day.hit_rate = static_cast<double>(day.cache_read_tokens) / day.input_tokens;
-    stats.push_back(std::move(day));
-  }
-  CILIA_RETURN_IF_ERROR(s->status());
-  return stats;
+    return day;
+  });
 }
 
 Result<std::vector<TurnRepo::Usage>> TurnRepo::UsageSince(std::string_view first_day) {

@@ -49,10 +49,7 @@ int BindFilter(Statement* s, int index, const WindowFilter& f) {
 }
 
 Result<std::vector<ScoredId>> ReadScored(Statement* s) {
-  std::vector<ScoredId> out;
-  while (s->Step()) out.push_back({s->Int(0), s->Double(1)});
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All([](const Statement& r) { return ScoredId{r.Int(0), r.Double(1)}; });
 }
 
 }  // namespace
@@ -92,11 +89,7 @@ Result<std::optional<WindowRecord>> WindowRepo::Get(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT {} FROM windows WHERE id = ?", kWindowColumns)));
   s->Bind(1, id);
-  std::optional<WindowRecord> w;
-  if (s->Step()) w = ReadWindow(*s);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return w;
+  return s->One(ReadWindow);
 }
 
 Result<std::vector<WindowRecord>> WindowRepo::ForConversation(int64_t conversation_id) {
@@ -105,10 +98,7 @@ Result<std::vector<WindowRecord>> WindowRepo::ForConversation(int64_t conversati
                                             "ORDER BY first_seq, first_segment",
                                             kWindowColumns)));
   s->Bind(1, conversation_id);
-  std::vector<WindowRecord> out;
-  while (s->Step()) out.push_back(ReadWindow(*s));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All(ReadWindow);
 }
 
 Result<std::optional<WindowRecord>> WindowRepo::LastOf(int64_t conversation_id) {
@@ -117,11 +107,7 @@ Result<std::optional<WindowRecord>> WindowRepo::LastOf(int64_t conversation_id) 
                                             "ORDER BY first_seq DESC, first_segment DESC LIMIT 1",
                                             kWindowColumns)));
   s->Bind(1, conversation_id);
-  std::optional<WindowRecord> w;
-  if (s->Step()) w = ReadWindow(*s);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return w;
+  return s->One(ReadWindow);
 }
 
 Result<std::optional<WindowRecord>> WindowRepo::FirstCovering(int64_t conversation_id, int64_t seq) {
@@ -130,11 +116,7 @@ Result<std::optional<WindowRecord>> WindowRepo::FirstCovering(int64_t conversati
                                             "AND last_seq >= ? ORDER BY first_seq, first_segment LIMIT 1",
                                             kWindowColumns)));
   s->Bind(1, conversation_id).Bind(2, seq).Bind(3, seq);
-  std::optional<WindowRecord> w;
-  if (s->Step()) w = ReadWindow(*s);
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return w;
+  return s->One(ReadWindow);
 }
 
 Result<std::vector<int64_t>> WindowRepo::DeleteFrom(int64_t conversation_id, int64_t first_seq,
@@ -143,25 +125,18 @@ Result<std::vector<int64_t>> WindowRepo::DeleteFrom(int64_t conversation_id, int
                          db_.Prepare("DELETE FROM windows WHERE conversation_id = ? AND "
                                      "(first_seq > ? OR (first_seq = ? AND first_segment >= ?)) RETURNING id"));
   s->Bind(1, conversation_id).Bind(2, first_seq).Bind(3, first_seq).Bind(4, first_segment);
-  std::vector<int64_t> ids;
-  while (s->Step()) ids.push_back(s->Int(0));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return ids;
+  return s->All(FirstInt);
 }
 
 Status WindowRepo::ForEachMeta(const std::function<void(const Meta&, std::string_view words)>& visit) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT id, conversation_id, created_at, ended_at, "
                                                     "access_count, words FROM windows ORDER BY id"));
-  while (s->Step()) visit({s->Int(0), s->Int(1), s->Int(2), s->Int(3), s->Int(4)}, s->TextView(5));
-  return s->status();
+  return s->Each([&](const Statement& r) { visit({r.Int(0), r.Int(1), r.Int(2), r.Int(3), r.Int(4)}, r.TextView(5)); });
 }
 
 Result<int64_t> WindowRepo::Count() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM windows"));
-  int64_t n = s->Step() ? s->Int(0) : 0;
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return n;
+  return s->OneInt();
 }
 
 Status WindowRepo::RecordRecall(int64_t id, int64_t at_ms, std::string_view query, double score) {
@@ -207,10 +182,7 @@ Result<std::vector<int64_t>> WindowRepo::IdsWhere(const WindowFilter& filter) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT w.id FROM windows w WHERE 1{}", FilterSql(filter))));
   BindFilter(s, 1, filter);
-  std::vector<int64_t> out;
-  while (s->Step()) out.push_back(s->Int(0));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All(FirstInt);
 }
 
 Result<std::vector<ScoredId>> WindowRepo::Recent(const WindowFilter& filter, int limit) {
@@ -235,16 +207,15 @@ Result<std::vector<StoredVector>> WindowRepo::VectorsOf(std::string_view embedde
                          db_.Prepare("SELECT window_id, dim, vec FROM window_vectors WHERE embedder = ?"));
   s->Bind(1, embedder);
   std::vector<StoredVector> out;
-  while (s->Step()) {
+  CILIA_RETURN_IF_ERROR(s->Each([&](const Statement& r) {
     StoredVector v;
-    v.window_id = s->Int(0);
-    size_t dim = static_cast<size_t>(s->Int(1));
-    if (static_cast<size_t>(s->BlobSize(2)) != dim * sizeof(float)) continue;  // torn row: re-embedded later
+    v.window_id = r.Int(0);
+    size_t dim = static_cast<size_t>(r.Int(1));
+    if (static_cast<size_t>(r.BlobSize(2)) != dim * sizeof(float)) return;  // torn row: re-embedded later
     v.vec.resize(dim);
-    std::memcpy(v.vec.data(), s->Blob(2), dim * sizeof(float));
+    std::memcpy(v.vec.data(), r.Blob(2), dim * sizeof(float));
     out.push_back(std::move(v));
-  }
-  CILIA_RETURN_IF_ERROR(s->status());
+  }));
   return out;
 }
 
@@ -252,11 +223,8 @@ Result<std::pair<int64_t, int64_t>> WindowRepo::VectorStats(std::string_view emb
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*), coalesce(max(window_id), 0) FROM "
                                                     "window_vectors WHERE embedder = ?"));
   s->Bind(1, embedder);
-  std::pair<int64_t, int64_t> out{0, 0};
-  if (s->Step()) out = {s->Int(0), s->Int(1)};
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return out;
+  CILIA_ASSIGN_OR_RETURN(auto row, s->One([](const Statement& r) { return std::pair(r.Int(0), r.Int(1)); }));
+  return row.value_or(std::pair<int64_t, int64_t>{0, 0});
 }
 
 Result<std::vector<int64_t>> WindowRepo::MissingVectors(std::string_view embedder, int limit) {
@@ -264,10 +232,7 @@ Result<std::vector<int64_t>> WindowRepo::MissingVectors(std::string_view embedde
                          db_.Prepare("SELECT w.id FROM windows w LEFT JOIN window_vectors v ON v.window_id = w.id "
                                      "AND v.embedder = ? WHERE v.window_id IS NULL ORDER BY w.id LIMIT ?"));
   s->Bind(1, embedder).Bind(2, limit);
-  std::vector<int64_t> out;
-  while (s->Step()) out.push_back(s->Int(0));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return out;
+  return s->All(FirstInt);
 }
 
 Status WindowRepo::OptimizeIndexes() {

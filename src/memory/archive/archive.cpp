@@ -4,15 +4,17 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/codec.h"
+#include "core/env.h"
 #include "memory/archive/windowing.h"
 #include "store/digest_repo.h"
 #include "store/excerpt_repo.h"
 #include "store/message_repo.h"
 #include "store/precious_repo.h"
+#include "store/retention_repo.h"
 #include "store/summary_repo.h"
 #include "store/turn_repo.h"
 #include "store/window_repo.h"
@@ -28,27 +30,14 @@ std::string ContentHash(const std::string& role, const std::string& content_json
   return Hex64(Fnv1a64(role + '\n' + content_json));
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) return Status::IOError("write " + tmp);
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return Status::IOError("rename " + tmp + ": " + ec.message());
-  return Status::Ok();
-}
-
 // Stores one base64 image and returns its sha256.
 Result<std::string> StoreImage(store::MessageRepo& repo, const std::string& files_dir, std::string_view mime,
                                std::string_view base64, int64_t now) {
   CILIA_ASSIGN_OR_RETURN(std::string bytes, Base64Decode(base64));
+  if (bytes.empty()) return Status::InvalidArgument("no image data: the base64 part is empty");
   std::string sha = Sha256Hex(bytes);
   std::string path = files_dir + "/" + sha;
-  if (!fs::exists(path)) CILIA_RETURN_IF_ERROR(WriteFileAtomically(path, bytes));
+  if (!fs::exists(path)) CILIA_RETURN_IF_ERROR(Env::Current().WriteFileAtomically(path, bytes));
   CILIA_RETURN_IF_ERROR(repo.PutFile(sha, mime, static_cast<int64_t>(bytes.size()), now));
   return sha;
 }
@@ -86,6 +75,43 @@ Result<nlohmann::json> StoreInlineImages(store::MessageRepo& repo, const std::st
     }
   }
   return out;
+}
+
+// Forget, inside its transaction: the file rows only the forgotten messages
+// referred to (the bytes go in Purge), and the logged recall queries that
+// found a window or excerpt that is gone.
+Status ForgetDerived(store::Database& db, const std::vector<store::MessageRecord>& forgotten,
+                     const std::vector<int64_t>& windows_gone, const std::vector<int64_t>& excerpts_gone) {
+  store::MessageRepo messages(db);
+  static constexpr std::string_view kFileRef = "cilia-file:";
+  constexpr size_t kShaHexChars = 64;
+  for (const store::MessageRecord& m : forgotten) {
+    for (size_t at = m.content.find(kFileRef); at != std::string::npos; at = m.content.find(kFileRef, at + 1)) {
+      const std::string sha = m.content.substr(at + kFileRef.size(), kShaHexChars);
+      if (sha.size() == kShaHexChars) CILIA_RETURN_IF_ERROR(messages.DropFileUnlessReferenced(sha).status());
+    }
+  }
+  store::RetentionRepo log(db);
+  CILIA_RETURN_IF_ERROR(log.DeleteRecallQueriesFinding("archive", windows_gone).status());
+  return log.DeleteRecallQueriesFinding("excerpt", excerpts_gone).status();
+}
+
+// Under the writer lock, so no ingest is between writing an image and
+// committing its row: every file under files/ without a row goes (forgotten
+// images, and the leftovers of a write that failed or was killed).
+Status RemoveUnlistedFiles(store::Database& db, const std::string& files_dir) {
+  CILIA_ASSIGN_OR_RETURN(auto files, store::MessageRepo(db).AllFiles());
+  std::unordered_set<std::string> listed;
+  for (const auto& f : files) listed.insert(f.sha256);
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(files_dir, ec)) {
+    if (listed.count(entry.path().filename().string())) continue;
+    std::error_code rm;
+    fs::remove(entry.path(), rm);
+    if (rm) return Status::IOError("remove " + entry.path().string() + ": " + rm.message());
+  }
+  if (ec) return Status::IOError("list " + files_dir + ": " + ec.message());
+  return Status::Ok();
 }
 
 }  // namespace
@@ -320,7 +346,10 @@ Status Archive::IndexPending() {
 }
 
 Status Archive::Purge() {
-  CILIA_RETURN_IF_ERROR(ns_.store().Write([](store::Database& db) { return store::WindowRepo(db).OptimizeIndexes(); }));
+  CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
+    CILIA_RETURN_IF_ERROR(store::WindowRepo(db).OptimizeIndexes());
+    return RemoveUnlistedFiles(db, ns_.store().files_dir());
+  }));
   return ns_.store().Checkpoint();
 }
 
@@ -361,6 +390,7 @@ Status Archive::ForgetMessage(const std::string& conversation_id, const std::str
     int64_t seq = before ? before->first_seq : 0;
     int64_t segment = before ? before->first_segment : 0;
     CILIA_RETURN_IF_ERROR(ReplaceWindowsFrom(db, conv->id, seq, segment, removed, added));
+    CILIA_RETURN_IF_ERROR(ForgetDerived(db, {*msg}, removed, excerpts_gone));
     conv->message_count -= 1;
     conv->indexed_seq = conv->next_seq;
     CILIA_RETURN_IF_ERROR(messages.SaveConversation(*conv));
@@ -391,6 +421,7 @@ Status Archive::ForgetConversation(const std::string& conversation_id) {
     CILIA_ASSIGN_OR_RETURN(auto all, messages.MessagesFrom(conv->id, 0));
     for (const auto& m : all) CILIA_RETURN_IF_ERROR(messages.DeleteMessage(m.id));
     CILIA_RETURN_IF_ERROR(messages.DeleteConversation(conv->id));
+    CILIA_RETURN_IF_ERROR(ForgetDerived(db, all, removed, excerpts_gone));
     return tx.Commit();
   }));
   ApplyToCaches(removed, {});

@@ -46,8 +46,10 @@ class Archive {
   Status IndexPending();
 
   // Forget: the message (by caller id, or m_<id>) or the whole conversation,
-  // with its windows, index entries and vectors; the full-text indexes are
-  // rewritten and the WAL truncated so the words leave the files too.
+  // with its windows, index entries and vectors, the images no other message
+  // shows (row and bytes) and the logged recall queries that found it; the
+  // full-text indexes are rewritten and the WAL truncated so the words leave
+  // the files too.
   Status ForgetMessage(const std::string& conversation_id, const std::string& message_id);
   Status ForgetConversation(const std::string& conversation_id);
 

@@ -31,10 +31,7 @@ void SortProfile(std::vector<store::ProfileDocument>& documents) {
 
 Result<int64_t> CountRows(store::Database& db, const char* sql) {
   CILIA_ASSIGN_OR_RETURN(store::Statement * s, db.Prepare(sql));
-  int64_t n = s->Step() ? s->Int(0) : 0;
-  CILIA_RETURN_IF_ERROR(s->status());
-  s->Reset();
-  return n;
+  return s->OneInt();
 }
 
 }  // namespace
@@ -87,46 +84,41 @@ std::optional<int64_t> ParsePreciousId(std::string_view id) {
 Result<json> BootPack(Namespace& ns, UnixMs now) {
   const CivilDate today = ns.tz().LocalDate(now);
   return ns.store().Read([&](store::Database& db) -> Result<json> {
-    // One read transaction: the pack is one consistent snapshot.
-    CILIA_RETURN_IF_ERROR(db.Exec("BEGIN"));
-    auto body = [&]() -> Result<json> {
-      store::DigestRepo digests(db);
-      CILIA_ASSIGN_OR_RETURN(auto digest, digests.LatestDigest());
-      CILIA_ASSIGN_OR_RETURN(auto yesterday, digests.GetLog(AddDays(today, -1).ToString()));
-      CILIA_ASSIGN_OR_RETURN(auto week, digests.LatestRollup("week"));
-      CILIA_ASSIGN_OR_RETURN(auto month, digests.LatestRollup("month"));
-      CILIA_ASSIGN_OR_RETURN(auto precious, store::PreciousRepo(db).List());
-      CILIA_ASSIGN_OR_RETURN(auto glossary, store::GlossaryRepo(db).List());
-      CILIA_ASSIGN_OR_RETURN(auto profile, store::ProfileRepo(db).List());
-      SortProfile(profile);
-      json counts = {{"windows", ns.WindowCount()},
-                     {"precious", precious.size()},
-                     {"glossary", glossary.size()},
-                     {"profile_documents", profile.size()}};
-      for (auto [name, sql] : {std::pair{"conversations", "SELECT count(*) FROM conversations"},
-                               {"messages", "SELECT count(*) FROM messages"},
-                               {"excerpts", "SELECT count(*) FROM excerpts WHERE status = 'active'"},
-                               {"candidates_pending", "SELECT count(*) FROM candidates WHERE status = 'pending'"}}) {
-        CILIA_ASSIGN_OR_RETURN(counts[name], CountRows(db, sql));
-      }
-      json out = {{"day", today.ToString()},
-                  {"digest", OrNull(digest, DigestJson)},
-                  {"yesterday", OrNull(yesterday, DailyLogJson)},
-                  {"week", OrNull(week, RollupJson)},
-                  {"month", OrNull(month, RollupJson)},
-                  {"precious", json::array()},
-                  {"glossary", json::array()},
-                  {"profile", json::array()},
-                  {"counts", std::move(counts)}};
-      for (const auto& p : precious) out["precious"].push_back(PreciousJson(p));
-      for (const auto& g : glossary) out["glossary"].push_back(GlossaryJson(g));
-      for (const auto& d : profile) {
-        out["profile"].push_back({{"name", d.name}, {"content", d.content}, {"updated_at", FormatRfc3339(d.updated_at)}});
-      }
-      return out;
-    };
-    Result<json> out = body();
-    (void)db.Exec("COMMIT");
+    store::ReadSnapshot snapshot(db);  // the pack is one consistent snapshot
+    CILIA_RETURN_IF_ERROR(snapshot.Begin());
+    store::DigestRepo digests(db);
+    CILIA_ASSIGN_OR_RETURN(auto digest, digests.LatestDigest());
+    CILIA_ASSIGN_OR_RETURN(auto yesterday, digests.GetLog(AddDays(today, -1).ToString()));
+    CILIA_ASSIGN_OR_RETURN(auto week, digests.LatestRollup("week"));
+    CILIA_ASSIGN_OR_RETURN(auto month, digests.LatestRollup("month"));
+    CILIA_ASSIGN_OR_RETURN(auto precious, store::PreciousRepo(db).List());
+    CILIA_ASSIGN_OR_RETURN(auto glossary, store::GlossaryRepo(db).List());
+    CILIA_ASSIGN_OR_RETURN(auto profile, store::ProfileRepo(db).List());
+    SortProfile(profile);
+    json counts = {{"windows", ns.WindowCount()},
+                   {"precious", precious.size()},
+                   {"glossary", glossary.size()},
+                   {"profile_documents", profile.size()}};
+    for (auto [name, sql] : {std::pair{"conversations", "SELECT count(*) FROM conversations"},
+                             {"messages", "SELECT count(*) FROM messages"},
+                             {"excerpts", "SELECT count(*) FROM excerpts WHERE status = 'active'"},
+                             {"candidates_pending", "SELECT count(*) FROM candidates WHERE status = 'pending'"}}) {
+      CILIA_ASSIGN_OR_RETURN(counts[name], CountRows(db, sql));
+    }
+    json out = {{"day", today.ToString()},
+                {"digest", OrNull(digest, DigestJson)},
+                {"yesterday", OrNull(yesterday, DailyLogJson)},
+                {"week", OrNull(week, RollupJson)},
+                {"month", OrNull(month, RollupJson)},
+                {"precious", json::array()},
+                {"glossary", json::array()},
+                {"profile", json::array()},
+                {"counts", std::move(counts)}};
+    for (const auto& p : precious) out["precious"].push_back(PreciousJson(p));
+    for (const auto& g : glossary) out["glossary"].push_back(GlossaryJson(g));
+    for (const auto& d : profile) {
+      out["profile"].push_back({{"name", d.name}, {"content", d.content}, {"updated_at", FormatRfc3339(d.updated_at)}});
+    }
     return out;
   });
 }

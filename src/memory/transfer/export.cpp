@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/codec.h"
+#include "core/env.h"
 #include "memory/archive/archive.h"
 #include "memory/transfer/excerpt_export.h"
 #include "memory/transfer/upkeep_dump.h"
@@ -131,63 +132,48 @@ Result<Dump> ParseDump(std::istream& in) {
 
 Status ExportNamespace(Namespace& ns, std::ostream& out) {
   return ns.store().Read([&](store::Database& db) -> Status {
-    // One read transaction, so the dump is a consistent snapshot.
-    CILIA_RETURN_IF_ERROR(db.Exec("BEGIN"));
+    store::ReadSnapshot snapshot(db);  // the dump is one consistent snapshot
+    CILIA_RETURN_IF_ERROR(snapshot.Begin());
     store::MessageRepo repo(db);
-    auto body = [&]() -> Status {
-      out << json{{"type", "cilia-export"}, {"version", kExportFormatVersion}, {"namespace", ns.name()}}.dump() << '\n';
-      CILIA_ASSIGN_OR_RETURN(auto convs, repo.AllConversations());
-      std::sort(convs.begin(), convs.end(),
-                [](const auto& a, const auto& b) { return a.external_id < b.external_id; });
-      for (const auto& c : convs) {
-        out << json{{"type", "conversation"}, {"id", c.external_id}, {"title", c.title},
-                    {"created_at", c.created_at}, {"updated_at", c.updated_at}, {"next_seq", c.next_seq}}
-                   .dump()
-            << '\n';
-        CILIA_ASSIGN_OR_RETURN(auto msgs, repo.MessagesFrom(c.id, 0));
-        for (const auto& m : msgs) {
-          json line = {{"type", "message"}, {"conversation_id", c.external_id}, {"id", m.id}, {"seq", m.seq},
-                       {"caller_id", m.caller_id ? json(*m.caller_id) : json(nullptr)}, {"role", m.role},
-                       {"name", m.name}, {"content", json::parse(m.content, nullptr, false)}, {"text", m.text},
-                       {"content_hash", m.content_hash}, {"created_at", m.created_at},
-                       {"stored_at", m.stored_at}, {"source", m.source}};
-          out << line.dump() << '\n';
-        }
+    out << json{{"type", "cilia-export"}, {"version", kExportFormatVersion}, {"namespace", ns.name()}}.dump() << '\n';
+    CILIA_ASSIGN_OR_RETURN(auto convs, repo.AllConversations());
+    std::sort(convs.begin(), convs.end(),
+              [](const auto& a, const auto& b) { return a.external_id < b.external_id; });
+    for (const auto& c : convs) {
+      out << json{{"type", "conversation"}, {"id", c.external_id}, {"title", c.title},
+                  {"created_at", c.created_at}, {"updated_at", c.updated_at}, {"next_seq", c.next_seq}}
+                 .dump()
+          << '\n';
+      CILIA_ASSIGN_OR_RETURN(auto msgs, repo.MessagesFrom(c.id, 0));
+      for (const auto& m : msgs) {
+        json line = {{"type", "message"}, {"conversation_id", c.external_id}, {"id", m.id}, {"seq", m.seq},
+                     {"caller_id", m.caller_id ? json(*m.caller_id) : json(nullptr)}, {"role", m.role},
+                     {"name", m.name}, {"content", json::parse(m.content, nullptr, false)}, {"text", m.text},
+                     {"content_hash", m.content_hash}, {"created_at", m.created_at},
+                     {"stored_at", m.stored_at}, {"source", m.source}};
+        out << line.dump() << '\n';
       }
-      CILIA_ASSIGN_OR_RETURN(auto files, repo.AllFiles());
-      for (const auto& f : files) {
-        CILIA_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(ns.store().files_dir() + "/" + f.sha256));
-        out << json{{"type", "file"}, {"sha256", f.sha256}, {"mime", f.mime}, {"created_at", f.created_at},
-                    {"data", Base64Encode(bytes)}}
-                   .dump()
-            << '\n';
-      }
-      CILIA_RETURN_IF_ERROR(WriteUpkeepRecords(db, out));
-      std::map<int64_t, std::string> external_ids;
-      for (const auto& c : convs) external_ids[c.id] = c.external_id;
-      CILIA_RETURN_IF_ERROR(ExportExcerpts(db, [&](int64_t row) { return external_ids[row]; }, out));
-      out.flush();
-      return out ? Status::Ok() : Status::IOError("writing the export failed");
-    };
-    Status st = body();
-    (void)db.Exec("COMMIT");
-    return st;
+    }
+    CILIA_ASSIGN_OR_RETURN(auto files, repo.AllFiles());
+    for (const auto& f : files) {
+      CILIA_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(ns.store().files_dir() + "/" + f.sha256));
+      out << json{{"type", "file"}, {"sha256", f.sha256}, {"mime", f.mime}, {"created_at", f.created_at},
+                  {"data", Base64Encode(bytes)}}
+                 .dump()
+          << '\n';
+    }
+    CILIA_RETURN_IF_ERROR(WriteUpkeepRecords(db, out));
+    std::map<int64_t, std::string> external_ids;
+    for (const auto& c : convs) external_ids[c.id] = c.external_id;
+    CILIA_RETURN_IF_ERROR(ExportExcerpts(db, [&](int64_t row) { return external_ids[row]; }, out));
+    out.flush();
+    return out ? Status::Ok() : Status::IOError("writing the export failed");
   });
 }
 
 Result<ImportSummary> ImportNamespace(Namespace& ns, std::istream& in) {
   CILIA_ASSIGN_OR_RETURN(Dump dump, ParseDump(in));
   ImportSummary summary;
-  // Files first: messages refer to them.
-  for (const auto& [f, bytes] : dump.files) {
-    std::string path = ns.store().files_dir() + "/" + f.sha256;
-    if (!fs::exists(path)) {
-      std::ofstream out(path, std::ios::binary);
-      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      if (!out) return Status::IOError("write " + path);
-    }
-    ++summary.files;
-  }
   CILIA_ASSIGN_OR_RETURN(int64_t existing, ns.store().Read([](store::Database& db) {
     return store::MessageRepo(db).CountMessages();
   }));
@@ -195,7 +181,14 @@ Result<ImportSummary> ImportNamespace(Namespace& ns, std::istream& in) {
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());
     store::MessageRepo repo(db);
-    for (const auto& [f, bytes] : dump.files) CILIA_RETURN_IF_ERROR(repo.PutFile(f.sha256, f.mime, f.size, f.created_at));
+    // Files first, messages refer to them; under the writer lock, as a forget
+    // removes the files that have no row.
+    for (const auto& [f, bytes] : dump.files) {
+      const std::string path = ns.store().files_dir() + "/" + f.sha256;
+      if (!fs::exists(path)) CILIA_RETURN_IF_ERROR(Env::Current().WriteFileAtomically(path, bytes));
+      CILIA_RETURN_IF_ERROR(repo.PutFile(f.sha256, f.mime, f.size, f.created_at));
+      ++summary.files;
+    }
     for (const auto& c : dump.conversations) {
       CILIA_ASSIGN_OR_RETURN(auto found, repo.FindConversation(c.external_id));
       store::ConversationRecord conv;

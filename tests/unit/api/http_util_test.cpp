@@ -24,6 +24,7 @@ TEST(HttpStatusForTest, EachCodeHasItsStatus) {
   EXPECT_EQ(HttpStatusFor(Code::kConflict), 409);
   EXPECT_EQ(HttpStatusFor(Code::kTooLarge), 413);
   EXPECT_EQ(HttpStatusFor(Code::kBusy), 503);
+  EXPECT_EQ(HttpStatusFor(Code::kDiskFull), 507) << "Insufficient Storage: nothing was kept";
   EXPECT_EQ(HttpStatusFor(Code::kUnavailable), 502);
   EXPECT_EQ(HttpStatusFor(Code::kTimeout), 504);
   EXPECT_EQ(HttpStatusFor(Code::kIOError), 500);

@@ -82,6 +82,19 @@ TEST_F(DoctorTest, WithTheKeySetTheProviderIsOkWithoutCallingIt) {
   EXPECT_THAT(out, Not(HasSubstr("sk-doctor-test")));
 }
 
+TEST_F(DoctorTest, CredentialsInABaseUrlAreNotPrinted) {
+  setenv("CILIA_DOCTOR_TEST_KEY", "sk-doctor-test-0123456789", 1);
+  std::string toml = WithPort(kProvider, 9);
+  toml.replace(toml.find("http://"), 7, "http://proxyuser:hunter2pass@");
+  std::string out;
+  EXPECT_EQ(Doctor({{"config", WriteConfig(toml)}}, &out), kExitOk) << out;
+  EXPECT_THAT(out, HasSubstr("at http://[redacted]@127.0.0.1:9/v1"));
+  EXPECT_THAT(out, Not(HasSubstr("hunter2pass")));
+  EXPECT_THAT(out, Not(HasSubstr("proxyuser")));
+  EXPECT_EQ(Doctor({{"config", WriteConfig(toml)}, {"online", ""}}, &out), kExitFailure) << "nothing listens on port 9";
+  EXPECT_THAT(out, Not(HasSubstr("hunter2pass")));
+}
+
 TEST_F(DoctorTest, OnlineItAsksTheProviderAndReportsARefusedKey) {
   httplib::Server upstream;
   upstream.Get("/v1/models", [](const httplib::Request& req, httplib::Response& res) {

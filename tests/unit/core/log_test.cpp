@@ -73,6 +73,15 @@ TEST(RedactTest, KeyShapedTokensAreRedacted) {
   EXPECT_EQ(RedactSecrets("\"authorization\":\"Bearer xyz\""), "\"authorization\":\"Bearer [redacted]\"");
 }
 
+TEST(RedactTest, CredentialsInAUrlAreRedactedTheHostKept) {
+  EXPECT_EQ(RedactSecrets("GET https://bob:s3cret@api.example.test/v1/models failed"),
+            "GET https://[redacted]@api.example.test/v1/models failed");
+  EXPECT_EQ(RedactSecrets("\"http://tok@127.0.0.1:9/v1\""), "\"http://[redacted]@127.0.0.1:9/v1\"");
+  EXPECT_EQ(RedactSecrets("http://127.0.0.1/v1?who=a@b"), "http://127.0.0.1/v1?who=a@b") << "an @ after the path is data";
+  EXPECT_EQ(RedactSecrets("mail me: a@b, see http://host/x"), "mail me: a@b, see http://host/x");
+  EXPECT_EQ(RedactSecrets("odd http://@host"), "odd http://@host");
+}
+
 TEST(RedactTest, OrdinaryTextIsLeftAlone) {
   EXPECT_EQ(RedactSecrets("stuck_in_traffic_for_hours"), "stuck_in_traffic_for_hours");
   EXPECT_EQ(RedactSecrets("ck_short and sk-tiny"), "ck_short and sk-tiny");

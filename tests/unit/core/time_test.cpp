@@ -162,6 +162,18 @@ TEST(ParseRfc3339, HandlesInstantsBeforeTheEpoch) {
   EXPECT_EQ(Rfc("1900-01-01T00:00:00Z"), -2208988800000);
 }
 
+TEST(ParseRfc3339, RefusesAnOffsetThatLeavesTheFourDigitYears) {
+  // Without the check these were echoed back as "10000-01-01T00:59:59Z" and "-0001-12-31…".
+  for (const char* text : {"9999-12-31T23:59:59-01:00", "0000-01-01T00:30:00+01:00"}) {
+    Result<UnixMs> parsed = ParseRfc3339(text);
+    ASSERT_FALSE(parsed.ok()) << text << " read as " << FormatRfc3339(*parsed);
+    EXPECT_THAT(parsed.status().message(), HasSubstr("outside the years 0000 to 9999 in UTC"));
+  }
+  EXPECT_EQ(FormatRfc3339(Rfc("9999-12-31T23:59:59.999Z")), "9999-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatRfc3339(Rfc("0000-01-01T00:00:00Z")), "0000-01-01T00:00:00Z");
+  EXPECT_EQ(FormatRfc3339(Rfc("9999-12-31T23:59:59+01:00")), "9999-12-31T22:59:59Z");
+}
+
 TEST(ParseRfc3339, ReadsALeapSecondAsTheNextMinute) {
   EXPECT_EQ(Rfc("2016-12-31T23:59:60Z"), Rfc("2017-01-01T00:00:00Z"));
 }
@@ -363,6 +375,13 @@ TEST(ParseTimeBound, ATimeIsItself) {
     EXPECT_EQ(*ParseTimeBound("2023-05-08T13:56:00Z", shanghai, side), 1683554160000);
     EXPECT_EQ(*ParseTimeBound("2023-05-08 21:56:00.5+08:00", shanghai, side), 1683554160500);
   }
+}
+
+TEST(ParseTimeBound, ADayWhoseEndInUtcIsPastYear9999IsRefused) {
+  Result<UnixMs> bound = ParseTimeBound("9999-12-31", Zone("America/New_York"), BoundSide::kBefore);
+  ASSERT_FALSE(bound.ok());
+  EXPECT_THAT(bound.status().message(), HasSubstr("before \"9999-12-31\" is outside the years 0000 to 9999"));
+  EXPECT_TRUE(ParseTimeBound("9999-12-31", Zone("Asia/Shanghai"), BoundSide::kBefore).ok());
 }
 
 TEST(ParseTimeBound, BadValuesAreQuotedAndNamed) {

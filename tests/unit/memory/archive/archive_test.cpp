@@ -7,9 +7,11 @@
 #include <functional>
 #include <iterator>
 
+#include "testing/fault_env.h"
 #include "testing/test_namespace.h"
 #include "core/codec.h"
 #include "store/message_repo.h"
+#include "store/retention_repo.h"
 #include "store/window_repo.h"
 
 namespace cilia::memory {
@@ -201,6 +203,76 @@ TEST_F(ArchiveTest, ForgetMessageLeavesNoTraceInTheFiles) {
   EXPECT_EQ(archive_.ForgetMessage("f", "1").code(), Code::kNotFound);
 }
 
+ingest::IngestMessage ImageMsg(std::string id, const std::string& bytes) {
+  ingest::IngestMessage m = Msg(std::move(id), "user", "");
+  m.content = nlohmann::json::array(
+      {{{"type", "text"}, {"text", "see"}},
+       {{"type", "image_url"}, {"image_url", {{"url", "data:image/png;base64," + Base64Encode(bytes)}}}}});
+  return m;
+}
+
+std::vector<std::string> FileRows(Namespace& ns) {
+  auto files = *ns.store().Read([](store::Database& db) { return store::MessageRepo(db).AllFiles(); });
+  std::vector<std::string> out;
+  for (const auto& f : files) out.push_back(f.sha256);
+  return out;
+}
+
+TEST_F(ArchiveTest, ForgetTakesTheImagesNoOtherMessageShows) {
+  ASSERT_TRUE(archive_.Store(Conv("img", {ImageMsg("1", "PRIVATE"), ImageMsg("2", "SHARED"), ImageMsg("3", "SHARED")})).ok());
+  const std::string private_sha = Sha256Hex("PRIVATE"), shared_sha = Sha256Hex("SHARED");
+  const std::string files = t_.dir().Sub("ns/default/files/");
+  ASSERT_TRUE(std::filesystem::exists(files + private_sha));
+
+  ASSERT_TRUE(archive_.ForgetMessage("img", "1").ok());
+  EXPECT_FALSE(std::filesystem::exists(files + private_sha));
+  EXPECT_EQ(FileRows(t_.ns()), std::vector<std::string>{shared_sha});
+
+  ASSERT_TRUE(archive_.ForgetMessage("img", "2").ok());
+  EXPECT_EQ(FileBytes(files + shared_sha), "SHARED") << "message 3 still shows it";
+  EXPECT_EQ(FileRows(t_.ns()), std::vector<std::string>{shared_sha});
+
+  ASSERT_TRUE(archive_.ForgetConversation("img").ok());
+  EXPECT_FALSE(std::filesystem::exists(files + shared_sha));
+  EXPECT_TRUE(FileRows(t_.ns()).empty());
+}
+
+TEST_F(ArchiveTest, AFileLeftWithoutARowByAKilledWriteGoesAtTheNextForget) {
+  ASSERT_TRUE(archive_.Store(Conv("c", {Msg("1", "user", "a"), Msg("2", "user", "b")})).ok());
+  const std::string stray = t_.dir().Sub("ns/default/files/") + Sha256Hex("half") + ".tmp";
+  std::ofstream(stray) << "half";
+  ASSERT_TRUE(archive_.ForgetMessage("c", "1").ok());
+  EXPECT_FALSE(std::filesystem::exists(stray));
+}
+
+int64_t RecallLogRows(Namespace& ns, const std::string& query) {
+  return *ns.store().Read([&](store::Database& db) -> Result<int64_t> {
+    CILIA_ASSIGN_OR_RETURN(store::Statement * s, db.Prepare("SELECT count(*) FROM recall_log WHERE query = ?"));
+    s->Bind(1, query);
+    return s->OneInt();
+  });
+}
+
+TEST_F(ArchiveTest, ForgetDropsTheLoggedRecallQueriesThatFoundTheMessage) {
+  auto secret = archive_.StoreAndIndex(Conv("s", {Msg("1", "user", "my secret word is zanzibarquux")}));
+  auto other = archive_.StoreAndIndex(Conv("o", {Msg("1", "user", "the weather is mild")}));
+  ASSERT_TRUE(secret.ok() && other.ok());
+  const int64_t secret_window = Windows(t_.ns(), "s").front().id;
+  const int64_t other_window = Windows(t_.ns(), "o").front().id;
+  ASSERT_TRUE(t_.ns().store().Write([&](store::Database& db) -> Status {
+    store::WindowRepo windows(db);
+    // One query found both windows: its text holds the forgotten word, so all of its rows go.
+    CILIA_RETURN_IF_ERROR(windows.RecordRecall(secret_window, 1, "what was zanzibarquux", 0.9));
+    CILIA_RETURN_IF_ERROR(windows.RecordRecall(other_window, 1, "what was zanzibarquux", 0.2));
+    return windows.RecordRecall(other_window, 2, "how is the weather", 0.8);
+  }).ok());
+
+  ASSERT_TRUE(archive_.ForgetMessage("s", "1").ok());
+  EXPECT_EQ(RecallLogRows(t_.ns(), "what was zanzibarquux"), 0);
+  EXPECT_EQ(RecallLogRows(t_.ns(), "how is the weather"), 1);
+  EXPECT_EQ(FileBytes(t_.dir().Sub("ns/default/cilia.db")).find("zanzibarquux"), std::string::npos);
+}
+
 TEST_F(ArchiveTest, ForgetConversationRemovesEverything) {
   auto out = archive_.Store(Conv("gone", {Msg("", "user", "remember the blue heron")}));
   ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
@@ -230,6 +302,62 @@ TEST_F(ArchiveTest, InlineImagesAreStoredAsFilesAndReferenced) {
   EXPECT_EQ(stored[0].text, "look at this");
   EXPECT_NE(stored[0].content.find("cilia-file:" + sha), std::string::npos);
   EXPECT_EQ(stored[0].content.find("base64"), std::string::npos);
+}
+
+TEST_F(ArchiveTest, AnImageWithoutDataIsRefusedAndNothingIsStored) {
+  ingest::IngestMessage openai = ImageMsg("1", "");
+  auto refused = archive_.Store(Conv("empty", {Msg("0", "user", "before"), openai}));
+  ASSERT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(), "content[1].image_url.url: no image data: the base64 part is empty");
+
+  ingest::IngestMessage anthropic = Msg("2", "user", "");
+  anthropic.content = nlohmann::json::array(
+      {{{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", ""}}}}});
+  EXPECT_EQ(archive_.Store(Conv("empty", {anthropic})).status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(FileRows(t_.ns()).empty());
+  EXPECT_TRUE(std::filesystem::is_empty(t_.dir().Sub("ns/default/files")));
+  EXPECT_TRUE(Windows(t_.ns(), "empty").empty());
+}
+
+std::vector<std::string> StoredContents(Namespace& ns, const std::string& conversation) {
+  auto messages = *ns.store().Read([&](store::Database& db) -> Result<std::vector<store::MessageRecord>> {
+    auto conv = *store::MessageRepo(db).FindConversation(conversation);
+    if (!conv) return std::vector<store::MessageRecord>{};
+    return store::MessageRepo(db).MessagesFrom(conv->id, 0);
+  });
+  std::vector<std::string> out;
+  for (const auto& m : messages) out.push_back(m.content);
+  return out;
+}
+
+TEST_F(ArchiveTest, OnAFullDiskIngestIsDiskFullAndTheAcknowledgedMessagesSurviveWhole) {
+  ASSERT_TRUE(archive_.StoreAndIndex(Conv("c", {Msg("1", "user", "acknowledged 你好")})).ok());
+  const auto acknowledged = StoredContents(t_.ns(), "c");
+  {
+    testing::FaultEnv disk;
+    disk.Fail(DiskOp::kWrite, "cilia.db", Status::DiskFull("no space left on device"));
+    auto refused = archive_.StoreAndIndex(Conv("c", {Msg("2", "user", std::string(50000, 'x')), Msg("3", "user", "y")}));
+    EXPECT_EQ(refused.status().code(), Code::kDiskFull) << refused.status().ToString();
+    disk.Fail(DiskOp::kWrite, "files/", Status::DiskFull("no space left on device"));
+    EXPECT_EQ(archive_.Store(Conv("c", {ImageMsg("4", "PNG")})).status().code(), Code::kDiskFull);
+  }
+  t_.Reopen();  // as a restart would see it
+  EXPECT_EQ(StoredContents(t_.ns(), "c"), acknowledged) << "nothing half-written";
+  EXPECT_TRUE(FileRows(t_.ns()).empty());
+  EXPECT_TRUE(std::filesystem::is_empty(t_.dir().Sub("ns/default/files")));
+  Archive again(t_.ns());
+  auto healed = again.StoreAndIndex(Conv("c", {Msg("2", "user", "now there is room")}));
+  ASSERT_TRUE(healed.ok()) << healed.status().ToString();
+  EXPECT_EQ(healed->stored, 1);
+}
+
+TEST_F(ArchiveTest, ABusyLockIsWaitedForAndTheIngestStored) {
+  testing::FaultEnv disk;
+  disk.Fail(DiskOp::kLock, "cilia.db", Status::Busy("locked"), 2);
+  auto retried = archive_.StoreAndIndex(Conv("c", {Msg("2", "user", "after a busy lock")}));
+  ASSERT_TRUE(retried.ok()) << retried.status().ToString();
+  EXPECT_EQ(retried->stored, 1);
+  EXPECT_EQ(disk.failures(), 2);
 }
 
 TEST_F(ArchiveTest, CachesAreRebuiltOnReopen) {

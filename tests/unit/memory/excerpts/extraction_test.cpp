@@ -7,7 +7,7 @@
 #include "memory/archive/archive.h"
 #include "memory/excerpts/excerpts.h"
 #include "text/utf8.h"
-#include "testing/excerpt_scripted_model.h"
+#include "testing/scripted_model.h"
 #include "store/excerpt_repo.h"
 #include "store/message_repo.h"
 
@@ -30,7 +30,7 @@ std::string Judge(int item, const std::string& memory, const std::string& relati
 
 class ExtractionTest : public ::testing::Test {
  protected:
-  ExtractionTest() : config_(model_.ConfigFor()) {}
+  ExtractionTest() : config_(model_.MakeConfig()) {}
 
   // Stores messages (alternating user/assistant) at one-minute steps.
   int64_t Say(const std::string& conversation, const std::vector<std::string>& texts, int64_t at = 1'779'900'000'000) {
@@ -148,7 +148,7 @@ TEST_F(ExtractionTest, BrokenJsonIsRetriedAtOnceWithHalfTheBatch) {
 
 TEST_F(ExtractionTest, ABatchThatKeepsFailingHoldsTheCursorThenIsMarkedFailedAfterThreeRuns) {
   const int64_t conv = Say("trip", kTrip);
-  model_.Otherwise([](const json&) { return testing::ScriptedModel::Reply{"I cannot help with that.", 0}; });
+  model_.SetScript([](const json&) { return std::string("I cannot help with that."); });
   for (int run = 1; run <= 2; ++run) {
     const ExtractionOutcome out = Extract();
     EXPECT_EQ(out.batches_failed, 1);
@@ -283,14 +283,12 @@ TEST_F(ExtractionTest, LowConfidenceGoesToTheCandidatesQueue) {
 
 TEST_F(ExtractionTest, AChineseChatGivesChineseExcerptsQuotingTheMessages) {
   Say("zh", {"我上周从成都搬到北京了，住在海淀区。", "北京冷不冷？", "还好，就是风很大。我每天早上跑步五公里。", "真厉害！"});
-  model_.Otherwise([](const json& request) {
+  model_.SetScript([](const json& request) {
     const std::string system = request["messages"][0]["content"];
     EXPECT_THAT(system, HasSubstr("The conversation is in Chinese: write it in Chinese."));
-    return testing::ScriptedModel::Reply{
-        Items({Item("她搬到了北京海淀区。", "我上周从成都搬到北京了，住在海淀区", 0.9, "home_city"),
-               Item("她每天早上跑步五公里。", "我每天早上跑步五公里。", 0.9, nullptr, "event"),
-               Item("她喜欢北京的风。", "我喜欢北京的风", 0.9)}),
-        0};
+    return Items({Item("她搬到了北京海淀区。", "我上周从成都搬到北京了，住在海淀区", 0.9, "home_city"),
+                  Item("她每天早上跑步五公里。", "我每天早上跑步五公里。", 0.9, nullptr, "event"),
+                  Item("她喜欢北京的风。", "我喜欢北京的风", 0.9)});
   });
   const ExtractionOutcome out = Extract();
   EXPECT_EQ(out.items_added, 2);

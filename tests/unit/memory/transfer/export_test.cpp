@@ -57,6 +57,16 @@ TEST(Export, ExportImportExportIsByteIdentical) {
   EXPECT_GT(b.ns().WindowCount(), 0u);  // derived data was rebuilt
 }
 
+TEST(Export, AForgottenMessagesImageIsNotExported) {
+  testing::TestNamespace a;
+  ASSERT_TRUE(Archive(a.ns()).Store(Sample()).ok());
+  ASSERT_NE(Export(a.ns()).find(Base64Encode("IMG")), std::string::npos);
+  ASSERT_TRUE(Archive(a.ns()).ForgetMessage("c1", "img").ok());
+  const std::string dump = Export(a.ns());
+  EXPECT_EQ(dump.find("\"type\":\"file\""), std::string::npos);
+  EXPECT_EQ(dump.find(Base64Encode("IMG")), std::string::npos);
+}
+
 TEST(Export, ImportIntoANonEmptyNamespaceMergesWithoutDuplicates) {
   testing::TestNamespace a;
   ASSERT_TRUE(Archive(a.ns()).Store(Sample()).ok());
