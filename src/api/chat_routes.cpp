@@ -5,7 +5,6 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 #include "llm/routing.h"
 #include "llm/upstream.h"
@@ -126,8 +125,8 @@ void ServeChat(gateway::ChatService& service, const Config& config, gateway::Cha
   }
 
   auto pump = std::make_shared<StreamPump>();
-  auto guard = std::make_shared<gateway::ChatService::StreamGuard>(service);
-  std::thread([&service, prepared, pump, guard] { pump->Close(service.Stream(*prepared, *pump)); }).detach();
+  const Status started = service.StartStream(prepared, pump, [pump](Status outcome) { pump->Close(std::move(outcome)); });
+  if (!started.ok()) return ReplyError(res, started, style);
   if (!pump->WaitForStart()) {
     const Status outcome = pump->outcome();
     int status = 502;
@@ -175,6 +174,7 @@ void RegisterChatRoutes(ApiServer& server, gateway::ChatService& service, const 
   route("/v1/chat/completions", gateway::ChatEndpoint::kChatCompletions, ErrorStyle::kOpenAI);
   route("/v1/messages", gateway::ChatEndpoint::kMessages, ErrorStyle::kAnthropic);
   route("/v1/guide-dog/chat/completions", gateway::ChatEndpoint::kGuideDog, ErrorStyle::kOpenAI);
+  route("/v1/responses", gateway::ChatEndpoint::kResponses, ErrorStyle::kOpenAI);
   // Anthropic's SDKs send anthropic-version; they get the list in their shape.
   server.Handle("GET", "/v1/models", Scope::kChat,
                 [&config](const httplib::Request& req, httplib::Response& res, const Principal&) {

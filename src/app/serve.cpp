@@ -20,6 +20,7 @@
 #include "api/mcp/mcp_routes.h"
 #include "api/memory_routes.h"
 #include "api/profile_routes.h"
+#include "api/responses_routes.h"
 #include "api/turn_routes.h"
 #include "api/server.h"
 #include "app/commands.h"
@@ -111,9 +112,11 @@ int RunServe(const CommandLine& command_line) {
   auto registry = memory::Registry::Open(*config, Clock::System(), &executor);
   if (!registry.ok()) return ExitWithError(registry.status(), kExitFailure);
 
-  // Declared before the server, so that it outlives every request: its
-  // destructor waits for streams and summaries still running.
-  gateway::ChatService chat((*registry)->config(), **registry);
+  // Declared before the server, so that it outlives every request: the chat
+  // service's destructor waits for streams and summaries still running on
+  // the executor (a stream holds a worker while it runs, at most one per
+  // HTTP thread).
+  gateway::ChatService chat((*registry)->config(), **registry, executor);
   api::mcp::McpService mcp(**registry, config->server);
   api::ApiServer server(api::ServerOptions::FromConfig(config->server),
                         api::Authenticator(keys->get(), config->client_api_key));
@@ -126,6 +129,7 @@ int RunServe(const CommandLine& command_line) {
   api::RegisterGlossaryRoutes(server, **registry);
   api::RegisterJobRoutes(server, **registry);
   api::RegisterChatRoutes(server, chat, (*registry)->config());
+  api::RegisterResponsesRoutes(server, chat);
   api::mcp::RegisterMcpRoutes(server, mcp);
   api::RegisterAdminRoutes(server, **registry);
   DiskFaultMetric disk_faults(server.metrics());

@@ -56,6 +56,13 @@ Status ParseEnum(std::string_view text, ProviderKind& out) {
   return Status::Ok();
 }
 
+Status ParseEnum(std::string_view text, WireApi& out) {
+  if (text == "chat") out = WireApi::kChat;
+  else if (text == "responses") out = WireApi::kResponses;
+  else return Status::InvalidArgument(fmt::format("\"{}\" is not a wire API (chat, responses)", text));
+  return Status::Ok();
+}
+
 Status ParseEnum(std::string_view text, EmbedderKind& out) {
   if (text == "hash") out = EmbedderKind::kHash;
   else if (text == "openai") out = EmbedderKind::kOpenAI;
@@ -191,6 +198,7 @@ const std::vector<KeySpec<ProviderConfig>>& ProviderKeys() {
       MemberKey("connect_timeout_ms", &ProviderConfig::connect_timeout_ms),
       MemberKey("first_byte_timeout_ms", &ProviderConfig::first_byte_timeout_ms),
       MemberKey("idle_timeout_ms", &ProviderConfig::idle_timeout_ms),
+      MemberKey("wire_api", &ProviderConfig::wire_api),
   };
   return *keys;
 }
@@ -605,6 +613,9 @@ Status Loader::ValidateProviders() const {
                                 {"first_byte_timeout_ms", p.first_byte_timeout_ms},
                                 {"idle_timeout_ms", p.idle_timeout_ms}}) {
       if (value < 0) return bad(field, fmt::format("must be 0 (no limit) or more, got {}", value));
+    }
+    if (p.wire_api == WireApi::kResponses && p.kind != ProviderKind::kOpenAI) {
+      return bad("wire_api", "\"responses\" is for kind \"openai\" only");
     }
   }
   return Status::Ok();

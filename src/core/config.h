@@ -35,6 +35,9 @@ struct ServerConfig {
 };
 
 enum class ProviderKind { kOpenAI, kAnthropic };
+// What an OpenAI-compatible provider is spoken to with: Chat Completions
+// (POST /chat/completions), or the Responses API (POST /responses).
+enum class WireApi { kChat, kResponses };
 
 struct ProviderConfig {
   std::string name;  // what models.* refer to as "<name>/<model id>"
@@ -47,6 +50,7 @@ struct ProviderConfig {
   int connect_timeout_ms = 10000;
   int first_byte_timeout_ms = 120000;
   int idle_timeout_ms = 120000;
+  WireApi wire_api = WireApi::kChat;  // kind openai only
 };
 
 struct ModelsConfig {

@@ -4,36 +4,38 @@
 // `recall` calls in process, for as many rounds as allowed — and store the
 // answer, log the usage and, when the history has grown long, summarise it.
 //
-// The HTTP adapter (api/chat_routes.cpp) only moves bytes: Prepare, then
-// Complete or Stream. Nothing here throws.
+// The pieces live beside it: turn_identity.h (which conversation),
+// memory_blocks.h (what memory goes in), recall_rounds.h (running `recall`),
+// compression.h (summaries). The HTTP adapter (api/chat_routes.cpp) only
+// moves bytes: Prepare, then Complete or StartStream. Background work runs
+// on the executor `serve` owns. POST /v1/responses runs the same path in
+// the Chat Completions shape (responses_turn.h). Nothing here throws.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <vector>
 
 #include "core/config.h"
+#include "core/executor.h"
 #include "core/status.h"
-#include "gateway/chat_request.h"
-#include "llm/chat_format.h"
+#include "core/thread_annotations.h"
+#include "gateway/compression.h"
 #include "gateway/prompt_assembler.h"
-#include "llm/routing.h"
-#include "llm/upstream.h"
-#include "ingest/ingest_request.h"
+#include "gateway/response_store.h"
+#include "llm/chat_format.h"
 #include "memory/registry.h"
 #include "net/http_client.h"
-#include "store/turn_repo.h"
 
 namespace cilia::gateway {
 
-enum class ChatEndpoint { kChatCompletions, kMessages, kGuideDog };
+enum class ChatEndpoint { kChatCompletions, kMessages, kGuideDog, kResponses };
 
 struct ChatCall {
   ChatEndpoint endpoint = ChatEndpoint::kChatCompletions;
@@ -59,28 +61,19 @@ struct ChatReply {
 
 class PreparedTurn;
 
-// What a turn adds to the archive, decided before anything is written.
-struct TurnStorage {
-  ingest::IngestConversation ingest;  // missing history messages, then the new user message
-  std::string current_id;             // the new user message's id, "" when none
-  bool created = false;               // the conversation is new: tag it with the client's user
-};
-
-struct StoredTurn {
-  int64_t conversation_row = 0;
-  int64_t reply_anchor = -1;  // seq the answer follows
-};
-
 class ChatService {
  public:
-  ChatService(const Config& config, memory::Registry& registry);
+  // `executor` runs streams, summaries and the work beside a turn; it
+  // outlives the service.
+  ChatService(const Config& config, memory::Registry& registry, Executor& executor);
   // Waits for streams and summaries still running.
   ~ChatService();
   ChatService(const ChatService&) = delete;
   ChatService& operator=(const ChatService&) = delete;
 
   // Everything before the upstream call. Errors are the client's: a bad body
-  // or model (InvalidArgument), an unusable namespace.
+  // or model (InvalidArgument), an unusable namespace; a database that could
+  // not be read while finding the conversation is Busy or IOError.
   Result<std::shared_ptr<PreparedTurn>> Prepare(ChatCall call);
   static bool WantsStream(const PreparedTurn& turn);
   static Wire ClientWire(const PreparedTurn& turn);
@@ -93,42 +86,40 @@ class ChatService {
   // UpstreamErrorOf(status) instead. Once bytes went out, failures end the
   // stream with an error event and the result is OK.
   Status Stream(PreparedTurn& turn, ChatSink& sink);
+  // Runs Stream on the executor and hands its result to `done` there. Busy,
+  // and nothing runs, when the executor's queue is full.
+  Status StartStream(std::shared_ptr<PreparedTurn> turn, std::shared_ptr<ChatSink> sink,
+                     std::function<void(Status)> done);
 
-  // Counts a stream run on another thread, so the destructor waits for it.
-  class StreamGuard {
-   public:
-    explicit StreamGuard(ChatService& service);
-    ~StreamGuard();
-    StreamGuard(const StreamGuard&) = delete;
-    StreamGuard& operator=(const StreamGuard&) = delete;
-
-   private:
-    ChatService& service_;
-  };
+  // GET and DELETE /v1/responses/{id}: a kept response of the namespace
+  // (NotFound otherwise), and {id, object, deleted} once it is gone.
+  Result<nlohmann::json> GetResponse(const std::string& name_space, const std::string& id);
+  Result<nlohmann::json> DeleteResponse(const std::string& name_space, const std::string& id);
 
  private:
   Status PrepareMemory(PreparedTurn& turn);
-  Result<TurnStorage> Identify(PreparedTurn& turn);
-  Result<StoredTurn> StoreTurn(memory::Namespace& ns, const TurnStorage& storage, const std::string& client_user,
-                               StoredTurn known);
-  void BuildTurnMemory(PreparedTurn& turn, MemoryBlocks& blocks);
+  // The turn in the Chat Completions shape, for POST /v1/responses.
+  Status ReadResponses(PreparedTurn& turn, ChatCall& call);
+  ChatReply CompleteRounds(PreparedTurn& turn);
+  Status StreamRounds(PreparedTurn& turn, ChatSink& sink);
+  // Keeps a Responses turn's answer for GET and previous_response_id.
+  void KeepResponse(PreparedTurn& turn, const nlohmann::json& response);
   Status DescribeImages(PreparedTurn& turn);
-  // Appends the recall results of `round` to the upstream body; false when
-  // the turn is over (no recall call, a client tool call, the round limit).
-  bool ContinueWithRecall(PreparedTurn& turn, const llm::AssistantTurn& answer);
   void Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, int http_status, std::string error);
   void StoreAnswer(PreparedTurn& turn, const std::string& text);
-  void MaybeCompress(PreparedTurn& turn, const std::string& answer_text);
-  void Summarise(std::shared_ptr<memory::Namespace> ns, int64_t conversation_row, std::string previous,
-                 std::vector<ClientMessage> messages, size_t raw_from);
+  bool ContinueWithRecall(PreparedTurn& turn, const llm::AssistantTurn& answer);
+  void StreamDone();
 
   const Config& config_;
   memory::Registry& registry_;
+  Executor& executor_;
+  Compressor compressor_;
+  ResponseStore responses_;
+  std::atomic<uint64_t> response_seq_{0};  // makes response ids of one millisecond differ
 
   std::mutex mu_;
   std::condition_variable idle_cv_;
-  int running_ = 0;                         // streams and summaries in flight
-  std::set<std::string> summarising_;       // namespace/conversation with a summary being written
+  int streams_ CILIA_GUARDED_BY(mu_) = 0;  // streams queued or running
 };
 
 }  // namespace cilia::gateway

@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include "core/codec.h"
-#include "text/tokens.h"
+#include "core/log.h"
 #include "llm/json_access.h"
+#include "llm/routing.h"
+#include "llm/upstream.h"
+#include "memory/archive/conversation_reads.h"
+#include "text/tokens.h"
 
 namespace cilia::gateway {
 namespace {
@@ -78,6 +82,67 @@ json SummaryRequest(std::string_view previous_summary, const std::vector<ClientM
                                     {{"role", "user"}, {"content", transcript}}})},
           {"temperature", 0.2},
           {"max_tokens", 2000}};
+}
+
+Compressor::Compressor(const Config& config, const Clock& clock, Executor& executor)
+    : config_(config), clock_(clock), executor_(executor) {}
+
+Compressor::~Compressor() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_cv_.wait(lock, [this] { return summarising_.empty(); });
+}
+
+void Compressor::MaybeCompress(std::shared_ptr<memory::Namespace> ns, int64_t conversation_row, std::string previous,
+                               std::vector<ClientMessage> messages, size_t raw_from) {
+  if (conversation_row == 0) return;
+  auto plan = PlanCompression(messages, raw_from, config_.gateway.compression_threshold_tokens,
+                              config_.gateway.compression_keep_tokens);
+  if (!plan) return;
+  const std::string key = ns->name() + "/" + std::to_string(conversation_row);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!summarising_.insert(key).second) return;  // one summary at a time per conversation
+  }
+  const bool queued = executor_.Post([this, ns, conversation_row, previous = std::move(previous),
+                                      messages = std::move(messages), plan = *plan, key] {
+    Summarise(*ns, conversation_row, previous, messages, plan);
+    Done(key);
+  });
+  if (!queued) {
+    LogWarn("compression of conversation {} in {}: the executor is full; the next turn tries again", conversation_row,
+            ns->name());
+    Done(key);
+  }
+}
+
+void Compressor::Done(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  summarising_.erase(key);
+  if (summarising_.empty()) idle_cv_.notify_all();
+}
+
+void Compressor::Summarise(memory::Namespace& ns, int64_t conversation_row, const std::string& previous,
+                           const std::vector<ClientMessage>& messages, const CompressionPlan& plan) {
+  const std::string& target = config_.models.extract.empty() ? config_.models.chat : config_.models.extract;
+  auto route = llm::ResolveModel(config_, target);
+  if (!route.ok()) {
+    LogWarn("compression: no model for summaries: {}", route.status().ToString());
+    return;
+  }
+  auto answer = llm::CompleteOpenAIShaped(*route, SummaryRequest(previous, messages, plan, route->model));
+  if (!answer.ok()) {
+    LogWarn("compression of conversation {} in {}: {}", conversation_row, ns.name(), answer.status().ToString());
+    return;
+  }
+  if (answer->text.empty()) return;
+  store::ConversationSummary record;
+  record.conversation_id = conversation_row;
+  record.text = answer->text;
+  record.model = route->provider->name + "/" + route->model;
+  record.kept_from_key = plan.kept_from_key;
+  record.created_at = clock_.Now();
+  auto added = memory::AddSummary(ns, std::move(record));
+  if (!added.ok()) LogWarn("storing the summary of conversation {}: {}", conversation_row, added.status().ToString());
 }
 
 }  // namespace cilia::gateway

@@ -9,14 +9,24 @@
 // message (role and text), which every later request still carries.
 #pragma once
 
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/clock.h"
+#include "core/config.h"
+#include "core/executor.h"
+#include "core/thread_annotations.h"
 #include "gateway/chat_request.h"
 #include "gateway/prompt_assembler.h"
+#include "memory/namespace.h"
 
 namespace cilia::gateway {
 
@@ -45,5 +55,35 @@ std::optional<CompressionPlan> PlanCompression(const std::vector<ClientMessage>&
 // previous summary and the messages to fold in.
 nlohmann::json SummaryRequest(std::string_view previous_summary, const std::vector<ClientMessage>& messages,
                               const CompressionPlan& plan, const std::string& model);
+
+// Writes summaries in the background on `serve`'s executor, one at a time
+// per conversation. A summary that cannot be queued (the executor is full)
+// is skipped and logged: the next long turn asks again.
+class Compressor {
+ public:
+  Compressor(const Config& config, const Clock& clock, Executor& executor);
+  // Waits for the summaries in flight.
+  ~Compressor();
+  Compressor(const Compressor&) = delete;
+  Compressor& operator=(const Compressor&) = delete;
+
+  // After a turn: `messages` are the history, the new user message and the
+  // answer; `previous` the summary sent with it. Queues a new summary when
+  // the raw part passed the threshold.
+  void MaybeCompress(std::shared_ptr<memory::Namespace> ns, int64_t conversation_row, std::string previous,
+                     std::vector<ClientMessage> messages, size_t raw_from);
+
+ private:
+  void Summarise(memory::Namespace& ns, int64_t conversation_row, const std::string& previous,
+                 const std::vector<ClientMessage>& messages, const CompressionPlan& plan);
+  void Done(const std::string& key);
+
+  const Config& config_;
+  const Clock& clock_;
+  Executor& executor_;
+  std::mutex mu_;
+  std::condition_variable idle_cv_;
+  std::set<std::string> summarising_ CILIA_GUARDED_BY(mu_);  // namespace/conversation row
+};
 
 }  // namespace cilia::gateway

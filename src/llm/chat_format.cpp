@@ -306,10 +306,6 @@ Result<json> OpenAIToolChoice(const json& choice) {
   return Bad("tool_choice", "expected type auto, any, tool or none");
 }
 
-void CopyIfPresent(const json& from, const char* from_key, json& to, const char* to_key) {
-  if (const json* value = Member(from, from_key)) to[to_key] = *value;
-}
-
 Result<json> ConvertOpenAIRequest(const json& body) {
   const json* messages = Member(body, "messages");
   if (messages == nullptr || !messages->is_array()) return Bad("messages", "must be an array");

@@ -45,4 +45,9 @@ inline const nlohmann::json& ArrayOrEmpty(const nlohmann::json& object, const ch
   return value != nullptr && value->is_array() ? *value : kEmpty;
 }
 
+// to[to_key] = from[from_key] when that member is there and not null.
+inline void CopyIfPresent(const nlohmann::json& from, const char* from_key, nlohmann::json& to, const char* to_key) {
+  if (const nlohmann::json* value = Member(from, from_key)) to[to_key] = *value;
+}
+
 }  // namespace cilia::llm

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "llm/json_access.h"
+#include "llm/responses_format.h"
+#include "llm/responses_stream.h"
 
 namespace cilia::llm {
 namespace {
@@ -155,7 +158,11 @@ net::HttpRequest UpstreamClient::BuildRequest(json body, bool stream, const net:
   while (!base.empty() && base.back() == '/') base.pop_back();
   if (!body.is_object()) body = json::object();  // the caller's bug; the upstream will say what is missing
   net::Headers headers = {{"content-type", "application/json"}};
-  if (provider_.kind == ProviderKind::kOpenAI) {
+  if (provider_.kind == ProviderKind::kOpenAI && provider_.wire_api == WireApi::kResponses) {
+    request.url = base + "/responses";
+    if (!provider_.api_key.empty()) headers.emplace_back("authorization", "Bearer " + provider_.api_key);
+    body = ChatRequestToResponses(body);
+  } else if (provider_.kind == ProviderKind::kOpenAI) {
     request.url = base + "/chat/completions";
     if (!provider_.api_key.empty()) headers.emplace_back("authorization", "Bearer " + provider_.api_key);
     if (stream) {
@@ -193,6 +200,7 @@ Result<json> UpstreamClient::Complete(const json& body, const net::Headers& extr
       if (parsed.is_discarded()) {
         return Status::Unavailable(fmt::format("upstream {} answered with something that is not JSON", provider_.name));
       }
+      if (SpeaksResponses()) return ResponsesResponseToChat(parsed);
       return parsed;
     }
     const net::Headers none;
@@ -209,6 +217,14 @@ Result<json> UpstreamClient::Complete(const json& body, const net::Headers& extr
 Result<net::StreamResult> UpstreamClient::Stream(const json& body, const net::DataCallback& on_data,
                                                  const net::Headers& extra_headers) const {
   const net::HttpRequest request = BuildRequest(body, true, extra_headers);
+  // A Responses upstream's events are read as Chat Completions chunks, so
+  // that everything after this sees one format.
+  auto converter = SpeaksResponses() ? std::make_unique<ResponsesToChatStream>() : nullptr;
+  const net::DataCallback deliver = [&](std::string_view chunk) {
+    if (converter == nullptr) return on_data(chunk);
+    const std::string converted = converter->Feed(chunk);
+    return converted.empty() || on_data(converted);
+  };
   for (int attempt = 0;; ++attempt) {
     long status = 0;
     net::Headers headers;
@@ -222,7 +238,7 @@ Result<net::StreamResult> UpstreamClient::Stream(const json& body, const net::Da
     auto on_chunk = [&](std::string_view chunk) {
       if (IsSuccess(status)) {
         delivered = true;
-        return on_data(chunk);
+        return deliver(chunk);
       }
       error_body.append(chunk.substr(0, kErrorBodyLimit - std::min(kErrorBodyLimit, error_body.size())));
       return true;

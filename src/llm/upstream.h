@@ -41,8 +41,9 @@ class UpstreamClient {
   explicit UpstreamClient(const ProviderConfig& provider) : provider_(provider) {}
 
   // The HTTP request for `body` (already in the provider's format): POST
-  // {base_url}/chat/completions with a bearer key, or {base_url}/messages with
-  // x-api-key and anthropic-version. For OpenAI streams it sets
+  // {base_url}/chat/completions with a bearer key, {base_url}/responses (the
+  // Chat Completions body converted) for wire_api = "responses", or
+  // {base_url}/messages with x-api-key and anthropic-version. For OpenAI streams it sets
   // stream_options.include_usage, so usage can be logged. `extra_headers`
   // (e.g. anthropic-beta from the client) are sent as well.
   net::HttpRequest BuildRequest(nlohmann::json body, bool stream, const net::Headers& extra_headers = {}) const;
@@ -60,6 +61,12 @@ class UpstreamClient {
   const ProviderConfig& provider() const { return provider_; }
 
  private:
+  // wire_api = "responses": requests go to {base_url}/responses converted
+  // from the Chat Completions shape, and answers come back converted to it.
+  bool SpeaksResponses() const {
+    return provider_.kind == ProviderKind::kOpenAI && provider_.wire_api == WireApi::kResponses;
+  }
+
   const ProviderConfig& provider_;
 };
 

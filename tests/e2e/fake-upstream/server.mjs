@@ -1,6 +1,6 @@
 // A scripted fake chat upstream for cilia's tests: OpenAI Chat Completions on
-// /v1/chat/completions and Anthropic Messages on /v1/messages, streaming and
-// not. What it does is chosen by directives in the last user text; see
+// /v1/chat/completions, the OpenAI Responses API on /v1/responses and Anthropic
+// Messages on /v1/messages, streaming and not. What it does is chosen by directives in the last user text; see
 // README.md. Usage: node server.mjs [port]   (prints "listening <port>")
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -50,6 +50,20 @@ function readConversation(api, body) {
   return { userText, toolResult };
 }
 
+// Responses API input items as Chat Completions messages, so that one reader serves both.
+function responsesMessages(body) {
+  if (typeof body.input === 'string') return [{ role: 'user', content: body.input }];
+  const partsText = (content) =>
+    typeof content === 'string' ? content : (content ?? []).filter((p) => p && typeof p.text === 'string').map((p) => p.text).join('\n');
+  const messages = [];
+  for (const item of Array.isArray(body.input) ? body.input : []) {
+    if (item.type === 'function_call_output') messages.push({ role: 'tool', content: partsText(item.output) });
+    else if (item.type === 'function_call') messages.push({ role: 'assistant', content: '', tool_calls: [item] });
+    else if (item.role) messages.push({ role: item.role, content: partsText(item.content) });
+  }
+  return messages;
+}
+
 function parseScript(text) {
   const script = { reply: null, tool: null, error: null, stall: 0, slow: 0, cut: 0, reasoning: false };
   for (const [, name, arg = ''] of text.matchAll(/\[\[(\w+)(?::(.*?))?\]\](?!\])/gs)) {
@@ -76,6 +90,7 @@ function parseScript(text) {
 
 // What the model "says": text, maybe thinking, maybe one tool call.
 function plan(api, body) {
+  if (api === 'responses') return plan('openai', { ...body, messages: responsesMessages(body) });
   const { userText, toolResult } = readConversation(api, body);
   const script = parseScript(userText);
   const answer = { script, text: '', thinking: null, tool: null };
@@ -189,7 +204,7 @@ function openaiUsage(body, outputText) {
 function errorBody(api, status) {
   const type = status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
   const message = `fake upstream error ${status}`;
-  return api === 'openai' ? { error: { message, type, code: null } } : { type: 'error', error: { type, message } };
+  return api === 'anthropic' ? { type: 'error', error: { type, message } } : { error: { message, type, code: null } };
 }
 
 function openaiWhole(body, answer) {
@@ -230,6 +245,35 @@ function anthropicWhole(body, answer) {
     stop_reason: answer.tool ? 'tool_use' : 'end_turn',
     stop_sequence: null,
     usage: anthropicUsage(body, answer.text + (answer.thinking ?? '')),
+  };
+}
+
+function responsesWhole(body, answer) {
+  const id = `resp_fake_${++counter}`;
+  const output = [];
+  if (answer.thinking) output.push({ id: `rs_fake_${counter}`, type: 'reasoning', summary: [{ type: 'summary_text', text: answer.thinking }] });
+  if (answer.text) {
+    output.push({ id: `msg_fake_${counter}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer.text, annotations: [] }] });
+  }
+  if (answer.tool) {
+    output.push({ id: `fc_fake_${counter}`, type: 'function_call', status: 'completed', call_id: `call_fake_${counter}`, name: answer.tool.name, arguments: JSON.stringify(answer.tool.input) });
+  }
+  const items = Array.isArray(body.input) ? body.input : [{ role: 'user', content: body.input ?? '' }];
+  const usage = openaiUsage({ tools: body.tools, messages: items }, answer.text + (answer.thinking ?? ''));
+  return {
+    id,
+    object: 'response',
+    created_at: 1700000000,
+    status: 'completed',
+    model: body.model ?? 'fake',
+    output,
+    usage: {
+      input_tokens: usage.prompt_tokens,
+      input_tokens_details: { cached_tokens: usage.prompt_tokens_details.cached_tokens },
+      output_tokens: usage.completion_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: usage.total_tokens,
+    },
   };
 }
 
@@ -285,6 +329,43 @@ function anthropicEvents(body, answer) {
   return events;
 }
 
+// The Responses API's typed events, each named and numbered.
+function responsesEvents(body, answer) {
+  const whole = responsesWhole(body, answer);
+  let sequence = 0;
+  const event = (type, fields) => [type, { type, sequence_number: sequence++, ...fields }];
+  const open = { ...whole, status: 'in_progress', output: [], usage: null };
+  const events = [event('response.created', { response: open }), event('response.in_progress', { response: open })];
+  whole.output.forEach((item, output_index) => {
+    const at = { item_id: item.id, output_index };
+    if (item.type === 'reasoning') {
+      const text = item.summary[0].text;
+      events.push(event('response.output_item.added', { output_index, item: { ...item, summary: [] } }));
+      events.push(event('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } }));
+      for (const piece of pieces(text)) events.push(event('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: piece }));
+      events.push(event('response.reasoning_summary_text.done', { ...at, summary_index: 0, text }));
+      events.push(event('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text } }));
+    } else if (item.type === 'message') {
+      const text = item.content[0].text;
+      events.push(event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } }));
+      events.push(event('response.content_part.added', { ...at, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }));
+      for (const piece of pieces(text)) events.push(event('response.output_text.delta', { ...at, content_index: 0, delta: piece, logprobs: [] }));
+      events.push(event('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] }));
+      events.push(event('response.content_part.done', { ...at, content_index: 0, part: item.content[0] }));
+    } else {
+      events.push(event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } }));
+      const half = Math.ceil(item.arguments.length / 2);
+      for (const part of [item.arguments.slice(0, half), item.arguments.slice(half)].filter(Boolean)) {
+        events.push(event('response.function_call_arguments.delta', { ...at, delta: part }));
+      }
+      events.push(event('response.function_call_arguments.done', { ...at, name: item.name, arguments: item.arguments }));
+    }
+    events.push(event('response.output_item.done', { output_index, item }));
+  });
+  events.push(event('response.completed', { response: whole }));
+  return events;
+}
+
 // Waits `ms`, or less when the caller hangs up first.
 function pause(res, ms) {
   if (res.destroyed) return Promise.resolve();
@@ -329,13 +410,15 @@ async function chat(api, body, res) {
     res.end(JSON.stringify(errorBody(api, script.error)));
     return;
   }
+  const events = { openai: openaiEvents, anthropic: anthropicEvents, responses: responsesEvents };
+  const whole = { openai: openaiWhole, anthropic: anthropicWhole, responses: responsesWhole };
   if (body.stream) {
-    await stream(res, api === 'openai' ? openaiEvents(body, answer) : anthropicEvents(body, answer), script);
+    await stream(res, events[api](body, answer), script);
     return;
   }
   if (script.stall) await pause(res, script.stall);
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(api === 'openai' ? openaiWhole(body, answer) : anthropicWhole(body, answer)));
+  res.end(JSON.stringify(whole[api](body, answer)));
 }
 
 const KEPT_HEADERS = ['authorization', 'x-api-key', 'anthropic-version', 'anthropic-beta', 'content-type'];
@@ -368,7 +451,7 @@ const server = createServer(async (req, res) => {
     openaiPrefixes = new Map();
     return reply(200, { reset: true });
   }
-  const api = req.url === '/v1/chat/completions' ? 'openai' : req.url === '/v1/messages' ? 'anthropic' : null;
+  const api = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'responses' }[req.url] ?? null;
   if (req.method !== 'POST' || !api) return reply(404, { error: { message: `no route ${req.method} ${req.url}` } });
   let body;
   try {

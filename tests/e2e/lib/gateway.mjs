@@ -14,6 +14,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const MODELS = {
   openai: 'oai/gpt-fake',
   anthropic: 'anth/claude-fake',
+  responses: 'resp/gpt-fake-responses',
   extract: 'oai/gpt-fake-mini',
   vision: 'oai/vision-fake',
 };
@@ -63,13 +64,15 @@ export async function startFakeUpstream() {
   };
 }
 
-// TOML for a cilia whose two providers, "oai" (kind openai) and "anth" (kind anthropic), are
-// the fake upstream. `chat` is models.chat; `features` sets [features] keys.
+// TOML for a cilia whose providers, "oai" (kind openai), "resp" (kind openai, wire_api
+// responses) and "anth" (kind anthropic), are the fake upstream. `chat` is models.chat;
+// `features` sets [features] keys.
 export function gatewayConfig({ upstreamUrl, chat = MODELS.openai, features = {} }) {
-  const provider = (name, kind) => [
+  const provider = (name, kind, wireApi = 'chat') => [
     '[[providers]]',
     `name = "${name}"`,
     `kind = "${kind}"`,
+    `wire_api = "${wireApi}"`,
     `base_url = "${upstreamUrl}/v1"`,
     'api_key = "fake-key"',
     `idle_timeout_ms = ${IDLE_TIMEOUT_MS}`,
@@ -79,6 +82,7 @@ export function gatewayConfig({ upstreamUrl, chat = MODELS.openai, features = {}
   const aliases = Object.entries(ALIASES).map(([alias, target]) => `"${alias}" = "${target}"`).join(', ');
   const lines = [
     ...provider('oai', 'openai'),
+    ...provider('resp', 'openai', 'responses'),
     ...provider('anth', 'anthropic'),
     '[models]',
     'public_name = "companion"',
@@ -283,11 +287,14 @@ export const UPSTREAMS = {
   anthropic: { chat: MODELS.anthropic, path: '/v1/messages', model: 'claude-fake', toolCallId: /^toolu_fake_\d+$/ },
 };
 
-// One gateway per upstream kind, models.chat routed to it: {openai, anthropic}, each from
-// openGateway (so possibly {skip}). `options` go to every one.
-export async function openGateways(options = {}) {
+// An OpenAI-compatible upstream spoken to with the Responses API (wire_api = "responses").
+export const RESPONSES_UPSTREAM = { chat: MODELS.responses, path: '/v1/responses', model: 'gpt-fake-responses', toolCallId: /^call_fake_\d+$/ };
+
+// One gateway per upstream kind, models.chat routed to it: {openai, anthropic} (or the kinds
+// given), each from openGateway (so possibly {skip}). `options` go to every one.
+export async function openGateways(options = {}, upstreams = UPSTREAMS) {
   const entries = [];
-  for (const [kind, upstream] of Object.entries(UPSTREAMS)) {
+  for (const [kind, upstream] of Object.entries(upstreams)) {
     entries.push([kind, await openGateway({ ...options, chat: upstream.chat })]);
   }
   const gateways = Object.fromEntries(entries);

@@ -4,13 +4,18 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <chrono>
 #include <thread>
 
 #include "testing/local_server.h"
 #include "testing/temp_dir.h"
 #include "core/clock.h"
+#include "core/executor.h"
+#include "memory/archive/conversation_reads.h"
 #include "memory/registry.h"
+#include "testing/failing_reads.h"
 
 namespace cilia::api {
 namespace {
@@ -73,7 +78,7 @@ class ChatRoutesTest : public ::testing::Test {
     config_.models.aliases["claude-haiku"] = "anth/claude-small";
     config_.client_api_key = "client-key";
     registry_ = std::move(memory::Registry::Open(config_, clock_)).value();
-    service_ = std::make_unique<gateway::ChatService>(registry_->config(), *registry_);
+    service_ = std::make_unique<gateway::ChatService>(registry_->config(), *registry_, executor_);
     ServerOptions options;
     options.threads = 8;
     server_ = std::make_unique<ApiServer>(options, Authenticator(nullptr, "client-key"));
@@ -90,6 +95,7 @@ class ChatRoutesTest : public ::testing::Test {
   FakeClock clock_;
   SlowUpstream upstream_;
   Config config_;
+  Executor executor_{4, 16};
   std::unique_ptr<memory::Registry> registry_;
   std::unique_ptr<gateway::ChatService> service_;
   std::unique_ptr<ApiServer> server_;
@@ -150,6 +156,70 @@ TEST_F(ChatRoutesTest, AQuietUpstreamGetsTheClientKeepAliveCommentsAndThenTheAns
   EXPECT_LT(sse.find("event: message_start"), first_ping);
   EXPECT_LT(first_ping, sse.find("late hello"));
   EXPECT_NE(sse.find("event: message_stop"), std::string::npos);
+}
+
+TEST_F(ChatRoutesTest, AConversationThatCannotBeReadFailsTheTurnWith503InTheClientsShape) {
+  memory::Namespace& ns = *registry_->Get("default").value();
+  const json first = {{"model", "companion"}, {"max_tokens", 50},
+                      {"messages", json::array({{{"role", "user"}, {"content", "hello"}}})}};
+  httplib::Headers headers = Key();
+  headers.emplace("X-Cilia-Conversation", "kept");
+  auto ok = client_->Post("/v1/messages", headers, first.dump(), "application/json");
+  ASSERT_TRUE(ok);
+  ASSERT_EQ(ok->status, 200) << ok->body;
+  const int64_t before = memory::FindConversation(ns, "kept").value()->message_count;
+
+  json next = first;
+  next["messages"][0]["content"] = "and again";
+  {
+    testing::FailingReads failing(ns, "conversations");
+    auto anthropic = client_->Post("/v1/messages", headers, next.dump(), "application/json");
+    ASSERT_TRUE(anthropic);
+    EXPECT_EQ(anthropic->status, 503);
+    const json error = json::parse(anthropic->body);
+    EXPECT_EQ(error["type"], "error");
+    EXPECT_NE(error["error"]["message"].get<std::string>().find("finding the conversation"), std::string::npos);
+  }
+  {
+    testing::FailingReads failing(ns, "conversations");
+    auto openai = client_->Post("/v1/chat/completions", headers, next.dump(), "application/json");
+    ASSERT_TRUE(openai);
+    EXPECT_EQ(openai->status, 503);
+    EXPECT_TRUE(json::parse(openai->body)["error"].contains("message"));
+  }
+  EXPECT_EQ(memory::FindConversation(ns, "kept").value()->message_count, before) << "nothing stored twice";
+}
+
+TEST_F(ChatRoutesTest, AStreamThatFindsTheExecutorFullIsAnswered503AtOnce) {
+  // Shared: blockers still queued run after this test's locals are gone.
+  struct Gate {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool open = false;
+  };
+  auto gate = std::make_shared<Gate>();
+  auto blocker = [gate] {
+    std::unique_lock<std::mutex> lock(gate->mu);
+    gate->cv.wait(lock, [&] { return gate->open; });
+  };
+  // Every worker busy first (a free worker raises the queue's bound), then the queue filled.
+  for (size_t i = 0; i < executor_.threads(); ++i) ASSERT_TRUE(executor_.Post(blocker));
+  while (executor_.busy() < executor_.threads()) std::this_thread::yield();
+  while (executor_.Post(blocker)) {
+  }
+  const json body = {{"model", "companion"}, {"max_tokens", 50}, {"stream", true},
+                     {"messages", json::array({{{"role", "user"}, {"content", "hello"}}})}};
+  auto res = client_->Post("/v1/messages", Key(), body.dump(), "application/json");
+  {
+    std::lock_guard<std::mutex> lock(gate->mu);
+    gate->open = true;
+  }
+  gate->cv.notify_all();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+  const json error = json::parse(res->body);
+  EXPECT_EQ(error["type"], "error");
+  EXPECT_NE(error["error"]["message"].get<std::string>().find("busy"), std::string::npos);
 }
 
 }  // namespace

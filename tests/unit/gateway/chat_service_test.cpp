@@ -11,6 +11,8 @@
 #include "testing/local_server.h"
 #include "testing/temp_dir.h"
 #include "core/clock.h"
+#include "core/executor.h"
+#include "llm/upstream.h"
 #include "memory/archive/archive.h"
 #include "net/sse.h"
 #include "store/message_repo.h"
@@ -146,7 +148,7 @@ class ChatServiceTest : public ::testing::Test {
     config_.providers.push_back(provider);
     config_.models.chat = "up/model";
     registry_ = std::move(memory::Registry::Open(config_, clock_)).value();
-    service_ = std::make_unique<ChatService>(registry_->config(), *registry_);
+    service_ = std::make_unique<ChatService>(registry_->config(), *registry_, executor_);
     // A fact from an earlier conversation, for the recall tool to find.
     ingest::IngestConversation earlier;
     earlier.conversation_id = "pets";
@@ -204,6 +206,7 @@ class ChatServiceTest : public ::testing::Test {
   FakeClock clock_;
   ScriptedUpstream upstream_;
   Config config_;
+  Executor executor_{4, 16};
   std::unique_ptr<memory::Registry> registry_;
   std::unique_ptr<ChatService> service_;
 };
@@ -361,7 +364,7 @@ TEST_F(ChatServiceTest, ALongConversationIsSummarisedAndThenSentAsSummaryPlusRec
   Config small = registry_->config();
   small.gateway.compression_threshold_tokens = 1000;
   small.gateway.compression_keep_tokens = 300;
-  ChatService service(small, *registry_);
+  ChatService service(small, *registry_, executor_);
   json history = json::array();
   for (int i = 0; i < 20; ++i) {
     history.push_back(User("turn " + std::to_string(i) + ": " + std::string(400, 'a' + i % 26)));
@@ -404,6 +407,80 @@ TEST_F(ChatServiceTest, AnUnknownModelIsTheClientsMistakeAndNamesTheModels) {
   ASSERT_FALSE(turn.ok());
   EXPECT_EQ(turn.status().code(), Code::kInvalidArgument);
   EXPECT_NE(turn.status().message().find("companion"), std::string::npos);
+}
+
+// ---- POST /v1/responses -----------------------------------------------------
+
+TEST_F(ChatServiceTest, AResponsesTurnIsAnsweredAsAResponseAndChainsByItsId) {
+  ChatCall call = Call({{"model", "companion"}, {"instructions", "be brief"}, {"input", "my name is Ada"}});
+  call.endpoint = ChatEndpoint::kResponses;
+  auto turn = service_->Prepare(std::move(call));
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+  ChatReply first = service_->Complete(**turn);
+  ASSERT_EQ(first.http_status, 200) << first.body.dump();
+  EXPECT_EQ(first.body["object"], "response");
+  EXPECT_EQ(first.body["status"], "completed");
+  EXPECT_EQ(first.body["model"], "companion");
+  EXPECT_EQ(first.body["output"][0]["content"][0]["text"], "echo: my name is Ada");
+  EXPECT_EQ(first.body["usage"]["input_tokens"], 100);
+  EXPECT_EQ(first.body["usage"]["input_tokens_details"]["cached_tokens"], 50);
+  const std::string id = first.body["id"];
+  EXPECT_EQ(service_->GetResponse("default", id).value(), first.body);
+  EXPECT_EQ(Turns().front().endpoint, "responses");
+  EXPECT_EQ(Turns().front().input_tokens, 100) << "usage is logged like the other wires";
+
+  ChatCall next = Call({{"model", "companion"}, {"previous_response_id", id}, {"input", "what is my name?"}});
+  next.endpoint = ChatEndpoint::kResponses;
+  turn = service_->Prepare(std::move(next));
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+  ASSERT_EQ(service_->Complete(**turn).http_status, 200);
+  const json sent = upstream_.requests().back();
+  const std::string all = sent["messages"].dump();
+  EXPECT_NE(all.find("my name is Ada"), std::string::npos) << "the chain's history reaches the upstream";
+  EXPECT_NE(all.find("echo: my name is Ada"), std::string::npos);
+  const auto turns = Turns();
+  ASSERT_EQ(turns.size(), 2u);
+  EXPECT_EQ(turns[0].conversation_id, turns[1].conversation_id) << "one conversation, not two";
+  EXPECT_EQ(Messages(turns[0].conversation_id).size(), 4u);
+  ASSERT_TRUE(service_->DeleteResponse("default", id).ok());
+  EXPECT_EQ(service_->GetResponse("default", id).status().code(), Code::kNotFound);
+}
+
+TEST_F(ChatServiceTest, AStreamedResponsesTurnHidesTheRecallRoundsAndEndsCompleted) {
+  ChatCall call = Call({{"model", "companion"}, {"input", "what is my cat called? RECALL"}, {"stream", true}});
+  call.endpoint = ChatEndpoint::kResponses;
+  auto turn = service_->Prepare(std::move(call));
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+  CollectingSink sink;
+  ASSERT_TRUE(service_->Stream(**turn, sink).ok());
+  std::string text;
+  std::vector<std::string> types;
+  json completed;
+  for (const std::string& e : sink.Events()) {
+    const json event = json::parse(e);
+    types.push_back(event["type"]);
+    if (event["type"] == "response.output_text.delta") text += event["delta"].get<std::string>();
+    if (event["type"] == "response.output_item.added") {
+      EXPECT_NE(event["item"]["type"], "function_call") << e;
+    }
+    if (event["type"] == "response.completed") completed = event["response"];
+  }
+  ASSERT_FALSE(types.empty());
+  EXPECT_EQ(types.front(), "response.created");
+  EXPECT_EQ(types.back(), "response.completed");
+  EXPECT_NE(text.find("My cat is named Mochi"), std::string::npos) << text;
+  EXPECT_EQ(completed["usage"]["input_tokens"], 200) << "usage of both rounds";
+  EXPECT_EQ(service_->GetResponse("default", completed["id"]).value()["status"], "completed");
+}
+
+TEST_F(ChatServiceTest, AResponsesRequestWithABuiltInToolIsRefusedNamingIt) {
+  ChatCall call = Call({{"model", "companion"}, {"input", "hi"}, {"tools", json::array({{{"type", "web_search"}}})}});
+  call.endpoint = ChatEndpoint::kResponses;
+  auto turn = service_->Prepare(std::move(call));
+  ASSERT_FALSE(turn.ok());
+  EXPECT_EQ(turn.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(turn.status().message().find("tools[0].type"), std::string::npos);
+  EXPECT_TRUE(upstream_.requests().empty());
 }
 
 }  // namespace

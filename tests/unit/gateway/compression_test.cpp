@@ -2,6 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <future>
+#include <memory>
+#include <thread>
+
+#include "core/executor.h"
+#include "testing/test_namespace.h"
+
 #include <string>
 
 namespace cilia::gateway {
@@ -74,6 +82,69 @@ TEST(SummaryRequest, InstructionsFirstThenPreviousSummaryThenTheMessagesVerbatim
   EXPECT_LT(transcript.find("earlier: she likes tea"), transcript.find(messages[0].text));
   EXPECT_NE(transcript.find(messages[3].text), std::string::npos);
   EXPECT_EQ(transcript.find(messages[4].text), std::string::npos) << "the kept part is not summarised";
+}
+
+}  // namespace
+}  // namespace cilia::gateway
+
+namespace cilia::gateway {
+namespace {
+
+// A small threshold, and a gate that holds the executor's workers, so the
+// queue can be counted.
+class CompressorTest : public ::testing::Test {
+ protected:
+  CompressorTest() : ns_(std::shared_ptr<void>(), &space_.ns()) {
+    config_.gateway.compression_threshold_tokens = 1000;
+    config_.gateway.compression_keep_tokens = 300;
+  }
+  std::function<void()> Blocker() {
+    return [opened = opened_] { opened.wait(); };
+  }
+  void Open() { gate_.set_value(); }
+
+  testing::TestNamespace space_;
+  std::shared_ptr<memory::Namespace> ns_;
+  Config config_;
+  const std::vector<ClientMessage> long_chat_ = Conversation(10, 400);  // ~2000 tokens
+  std::promise<void> gate_;
+  std::shared_future<void> opened_ = gate_.get_future().share();
+};
+
+TEST_F(CompressorTest, QueuesOneSummaryAConversationAndOnlyPastTheThreshold) {
+  Executor executor(1, 8);
+  ASSERT_TRUE(executor.Post(Blocker()));
+  while (executor.queued() != 0) std::this_thread::yield();  // the worker holds the gate
+  {
+    Compressor compressor(config_, space_.clock(), executor);
+    compressor.MaybeCompress(ns_, 7, "", {{"user", "hi", "hi"}, {"assistant", "hello", "hello"}}, 0);
+    EXPECT_EQ(executor.queued(), 0u);
+    compressor.MaybeCompress(ns_, 7, "", long_chat_, 0);
+    EXPECT_EQ(executor.queued(), 1u);
+    compressor.MaybeCompress(ns_, 7, "", long_chat_, 0);
+    EXPECT_EQ(executor.queued(), 1u) << "one summary at a time per conversation";
+    compressor.MaybeCompress(ns_, 8, "", long_chat_, 0);
+    EXPECT_EQ(executor.queued(), 2u);
+    compressor.MaybeCompress(ns_, 0, "", long_chat_, 0);
+    EXPECT_EQ(executor.queued(), 2u) << "a conversation not stored has nothing to summarise";
+    Open();
+  }  // the destructor waits for both (they find no model and log it)
+  EXPECT_EQ(executor.queued(), 0u);
+}
+
+TEST_F(CompressorTest, ASummaryThatFindsTheExecutorFullIsSkippedNotWaitedFor) {
+  Executor executor(1, 1);
+  ASSERT_TRUE(executor.Post(Blocker()));
+  while (executor.queued() != 0) std::this_thread::yield();  // the worker holds the gate: none is free
+  while (executor.Post(Blocker())) {
+  }
+  const size_t full = executor.queued();
+  {
+    Compressor compressor(config_, space_.clock(), executor);
+    compressor.MaybeCompress(ns_, 7, "", long_chat_, 0);
+    EXPECT_EQ(executor.queued(), full) << "nothing was queued";
+  }  // nothing in flight: returns at once although the worker is held
+  Open();
 }
 
 }  // namespace

@@ -1,0 +1,148 @@
+#include "gateway/memory_blocks.h"
+
+#include <fmt/format.h>
+
+#include "core/log.h"
+#include "gateway/compression.h"
+#include "gateway/recall_tool.h"
+#include "memory/archive/conversation_reads.h"
+#include "memory/recall/glossary.h"
+#include "memory/recall/menu.h"
+#include "memory/recall/recall.h"
+#include "memory/upkeep/digests.h"
+#include "text/utf8.h"
+
+namespace cilia::gateway {
+namespace {
+
+using nlohmann::json;
+
+void AddSources(store::TurnRecord& record, const std::string& conversation, const std::vector<std::string>& ids) {
+  for (const std::string& id : ids) record.sources.emplace_back(conversation, id);
+}
+
+std::string ClockLine(memory::Namespace& ns, UnixMs now) {
+  return fmt::format("Current time: {} ({})", ns.tz().FormatLocal(now, true), ns.tz().name());
+}
+
+std::string GlossaryLines(memory::Namespace& ns, const ClientTurn& client, store::TurnRecord& record) {
+  if (!client.current) return "";
+  const std::vector<std::string> terms = memory::GlossaryHits(ns, client.current->text);
+  if (terms.empty()) return "";
+  std::string out = "\n\nTerms in this message:";
+  for (const std::string& line : terms) out += "\n- " + line;
+  record.injected["glossary"] = terms;
+  return out;
+}
+
+std::string MenuLines(memory::Namespace& ns, const VolatileInputs& in, const MenuQuery& query, store::TurnRecord& record) {
+  memory::MenuRequest request;
+  request.user_texts = query.user_texts;
+  request.previous_assistant = query.previous_assistant;
+  request.now = in.now;
+  if (in.identity.conversation_row != 0) {
+    request.conversation_row = in.identity.conversation_row;
+    request.visible_from_seq = in.identity.visible_from_seq;
+  }
+  request.max_lines = in.gateway.menu_lines;
+  request.token_budget = in.gateway.menu_tokens;
+  auto menu = memory::BuildMenu(ns, request);
+  if (!menu.ok()) {
+    LogWarn("menu of namespace {}: {}", ns.name(), menu.status().ToString());
+    return "";
+  }
+  if (menu->lines.empty()) return "";
+  json lines = json::array();
+  for (const memory::MenuLine& line : menu->lines) {
+    lines.push_back(line.text);
+    AddSources(record, line.conversation_id, line.message_ids);
+  }
+  record.injected["menu"] = std::move(lines);
+  return "\n\n" + memory::RenderMenu(*menu);
+}
+
+// Models without tools: the best passages themselves, a few and short.
+std::string PassageLines(memory::Namespace& ns, const VolatileInputs& in, const MenuQuery& query,
+                         store::TurnRecord& record) {
+  const GatewayConfig& gw = in.gateway;
+  if (gw.snippets <= 0 || query.user_texts.empty()) return "";
+  memory::RecallRequest request;
+  request.query = query.user_texts.back();
+  request.limit = gw.snippets + 3;  // room for what the client sends anyway
+  request.now = in.now;
+  auto reply = memory::Recall(ns, request, /*count_access=*/false);
+  if (!reply.ok()) {
+    LogWarn("passages for namespace {}: {}", ns.name(), reply.status().ToString());
+    return "";
+  }
+  std::vector<memory::RecallResult> kept;
+  for (memory::RecallResult r : reply->results) {
+    if (in.identity.ClientSends(r) || kept.size() >= static_cast<size_t>(gw.snippets)) continue;
+    if (text::CodePointCount(r.text) > static_cast<size_t>(gw.snippet_chars)) {
+      r.text = text::SubstrCodePoints(r.text, 0, gw.snippet_chars) + "…";
+    }
+    AddSources(record, r.conversation_id, r.message_ids);
+    kept.push_back(std::move(r));
+  }
+  if (kept.empty()) return "";
+  record.injected["snippets"] = kept.size();
+  return "\n\nPassages from earlier conversations that may be relevant:\n" +
+         RenderRecallResults(kept, static_cast<size_t>(gw.snippets * (gw.snippet_chars + 200)));
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> ProfileBlock(memory::Namespace& ns, store::TurnRecord& record) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto profile = memory::ProfileDocuments(ns);
+  if (!profile.ok()) {
+    LogWarn("profile of namespace {}: {}", ns.name(), profile.status().ToString());
+    return out;
+  }
+  json names = json::array();
+  for (const store::ProfileDocument& doc : *profile) {
+    out.emplace_back(doc.name, doc.content);
+    names.push_back(doc.name);
+  }
+  if (!names.empty()) record.injected["profile"] = std::move(names);
+  return out;
+}
+
+std::string DailyPackBlock(memory::Namespace& ns, UnixMs now, store::TurnRecord& record) {
+  std::string pack = memory::DailyPack(ns, now);
+  if (!pack.empty()) record.injected["daily_pack"] = true;
+  return pack;
+}
+
+std::optional<SummaryInUse> SummaryBlock(memory::Namespace& ns, int64_t conversation_row, const json& upstream_body,
+                                         Wire upstream, const ClientTurn& client) {
+  if (conversation_row == 0) return std::nullopt;
+  auto summary = memory::LatestSummary(ns, conversation_row);
+  if (!summary.ok()) {
+    LogWarn("summary of conversation {} in {}: {}", conversation_row, ns.name(), summary.status().ToString());
+    return std::nullopt;
+  }
+  if (!summary->has_value()) return std::nullopt;
+  const store::ConversationSummary& found = **summary;
+  const std::optional<size_t> keep_from = FindKeptFrom(upstream_body, upstream, found.kept_from_key);
+  if (!keep_from) return std::nullopt;
+  SummaryInUse out{found.text, *keep_from, 0};
+  // The same message in the client's own list: where the raw part begins.
+  for (size_t i = client.history.size(); i-- > 0;) {
+    if (MessageKey(client.history[i].role, client.history[i].text) == found.kept_from_key) {
+      out.raw_from = i;
+      break;
+    }
+  }
+  return out;
+}
+
+std::string VolatileBlock(memory::Namespace& ns, const VolatileInputs& in, store::TurnRecord& record) {
+  const MenuQuery query = MenuQueryOf(in.client);
+  std::string text = ClockLine(ns, in.now);
+  text += GlossaryLines(ns, in.client, record);
+  text += in.recall_tool ? MenuLines(ns, in, query, record) : PassageLines(ns, in, query, record);
+  return text;
+}
+
+}  // namespace cilia::gateway

@@ -1,0 +1,64 @@
+#include "gateway/responses_turn.h"
+
+#include "llm/json_access.h"
+#include "llm/responses_format.h"
+#include "memory/archive/conversation_reads.h"
+
+namespace cilia::gateway {
+namespace {
+
+using nlohmann::json;
+
+// A conversation's stored messages as the chat messages a chain continues.
+Result<json> ArchivedChain(memory::Namespace& ns, const std::string& conversation_id) {
+  CILIA_ASSIGN_OR_RETURN(auto messages, memory::ConversationMessages(ns, conversation_id));
+  json chain = json::array();
+  for (const store::MessageRecord& m : messages) {
+    if (m.role != "user" && m.role != "assistant") continue;
+    chain.push_back({{"role", m.role}, {"content", m.text}});
+  }
+  return chain;
+}
+
+}  // namespace
+
+Result<ResponsesCall> ReadResponsesCall(const json& body, ResponseStore& store, const std::string& name_space,
+                                        memory::Namespace* ns, UnixMs now) {
+  ResponsesCall call;
+  ResponsesTurn& turn = call.turn;
+  turn.request = body;
+  turn.created_at = now;
+  turn.keep = llm::MemberOr(body, "store", true) != false;
+  json history = json::array();
+  if (const json* previous = llm::Member(body, "previous_response_id")) {
+    if (!previous->is_string()) return Status::InvalidArgument("previous_response_id: must be a string");
+    const std::string id = previous->get<std::string>();
+    if (auto kept = store.Get(name_space, id)) {
+      history = kept->messages;
+      turn.continues = kept->conversation_id;
+    } else {
+      turn.continues = ConversationOfResponseId(id);
+      if (turn.continues.empty() || ns == nullptr) {
+        return Status::NotFound("previous_response_id: no response '" + id + "' (not stored, or deleted)");
+      }
+      CILIA_ASSIGN_OR_RETURN(history, ArchivedChain(*ns, turn.continues));
+      if (history.empty()) return Status::NotFound("previous_response_id: conversation of '" + id + "' is gone");
+    }
+  }
+  CILIA_ASSIGN_OR_RETURN(call.chat_body, llm::ResponsesRequestToChat(body, history));
+  turn.chain = json::array();
+  const json& messages = call.chat_body["messages"];
+  const bool instructions = llm::StringOr(body, "instructions") != "";
+  for (size_t i = instructions ? 1 : 0; i < messages.size(); ++i) turn.chain.push_back(messages[i]);
+  return call;
+}
+
+StoredResponse KeptResponse(const ResponsesTurn& turn, const json& response, const std::string& conversation_id) {
+  StoredResponse kept{response, turn.chain, conversation_id};
+  for (json& m : llm::ResponseOutputToChatMessages(llm::MemberOr(response, "output", json::array()))) {
+    kept.messages.push_back(std::move(m));
+  }
+  return kept;
+}
+
+}  // namespace cilia::gateway

@@ -1,0 +1,43 @@
+// A Responses API turn (POST /v1/responses, docs/gateway.md "The Responses
+// API") runs the gateway's Chat Completions path: its body is converted on
+// the way in (llm/responses_format.h), previous_response_id resolved to the
+// messages it continues, and the answer converted back on the way out.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/status.h"
+#include "core/time.h"
+#include "gateway/response_store.h"
+#include "llm/chat_format.h"
+#include "memory/namespace.h"
+
+namespace cilia::gateway {
+
+struct ResponsesTurn {
+  nlohmann::json request;     // the client's body: the response repeats its fields
+  nlohmann::json chain;       // chat messages continued and added, without the instructions
+  std::string continues;      // the conversation previous_response_id names, "" when none
+  bool keep = true;           // store != false: kept for GET and chaining
+  std::string response_id;    // set once the conversation is known
+  UnixMs created_at = 0;
+};
+
+struct ResponsesCall {
+  nlohmann::json chat_body;  // the request in the Chat Completions shape
+  ResponsesTurn turn;
+};
+
+// previous_response_id resolves in `store`, else through the archive of `ns`
+// (null: no memory) by the conversation its id names; NotFound naming the
+// field when neither knows it. InvalidArgument naming the field for a body
+// the conversion refuses.
+Result<ResponsesCall> ReadResponsesCall(const nlohmann::json& body, ResponseStore& store, const std::string& name_space,
+                                        memory::Namespace* ns, UnixMs now);
+
+// The chain a follow-up of this response continues: this turn's messages
+// and the response's output as chat messages.
+StoredResponse KeptResponse(const ResponsesTurn& turn, const nlohmann::json& response, const std::string& conversation_id);
+
+}  // namespace cilia::gateway

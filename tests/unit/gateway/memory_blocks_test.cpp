@@ -1,0 +1,135 @@
+#include "gateway/memory_blocks.h"
+
+#include <gtest/gtest.h>
+
+#include "gateway/compression.h"
+#include "memory/archive/archive.h"
+#include "memory/archive/conversation_reads.h"
+#include "store/glossary_repo.h"
+#include "store/profile_repo.h"
+#include "testing/failing_reads.h"
+#include "testing/test_namespace.h"
+
+namespace cilia::gateway {
+namespace {
+
+using nlohmann::json;
+
+ClientMessage Msg(const std::string& role, const std::string& text) { return {role, text, text}; }
+
+class MemoryBlocksTest : public ::testing::Test {
+ protected:
+  MemoryBlocksTest() {
+    ingest::IngestConversation earlier;
+    earlier.conversation_id = "pets";
+    earlier.messages.push_back({"p1", "user", "", "My cat Mochi hates the vacuum cleaner.", now() - 86'400'000});
+    memory::Archive archive(ns());
+    auto stored = archive.Store(earlier);
+    EXPECT_TRUE(stored.ok());
+    EXPECT_TRUE(archive.IndexConversation(stored->conversation_id).ok());
+    pets_row_ = stored->conversation_id;
+  }
+  memory::Namespace& ns() { return space_.ns(); }
+  UnixMs now() { return space_.clock().Now(); }
+
+  testing::TestNamespace space_;
+  store::TurnRecord record_;
+  int64_t pets_row_ = 0;
+};
+
+TEST_F(MemoryBlocksTest, TheProfileBlockHoldsEveryDocumentAndNamesThemInTheRecord) {
+  EXPECT_TRUE(ProfileBlock(ns(), record_).empty());
+  EXPECT_FALSE(record_.injected.contains("profile"));
+  ASSERT_TRUE(ns().store().Write([&](store::Database& db) {
+    return store::ProfileRepo(db).Put("user", "Likes cats.", now());
+  }).ok());
+  const auto profile = ProfileBlock(ns(), record_);
+  ASSERT_EQ(profile.size(), 1u);
+  EXPECT_EQ(profile[0], (std::pair<std::string, std::string>{"user", "Likes cats."}));
+  EXPECT_EQ(record_.injected["profile"], json::array({"user"}));
+}
+
+TEST_F(MemoryBlocksTest, AProfileThatCannotBeReadLeavesTheBlockEmpty) {
+  testing::FailingReads failing(ns(), "profile_documents");
+  store::TurnRecord record;
+  EXPECT_TRUE(ProfileBlock(ns(), record).empty());
+  EXPECT_FALSE(record.injected.contains("profile"));
+}
+
+TEST_F(MemoryBlocksTest, ThereIsNoDailyPackBeforeTheFirstNightlyRun) {
+  EXPECT_EQ(DailyPackBlock(ns(), now(), record_), "");
+  EXPECT_FALSE(record_.injected.contains("daily_pack"));
+}
+
+TEST_F(MemoryBlocksTest, TheSummaryIsUsedWhileTheBodyHoldsTheMessageItsRawPartBeginsWith) {
+  const ClientTurn client{{Msg("user", "old words"), Msg("assistant", "old reply"), Msg("user", "recent words")},
+                          Msg("user", "now"), "", false, false, false};
+  EXPECT_FALSE(SummaryBlock(ns(), pets_row_, json::object(), Wire::kOpenAI, client).has_value());
+  store::ConversationSummary summary;
+  summary.conversation_id = pets_row_;
+  summary.text = "They talked about old things.";
+  summary.kept_from_key = MessageKey("user", "recent words");
+  summary.created_at = now();
+  ASSERT_TRUE(memory::AddSummary(ns(), summary).ok());
+  const json body = {{"messages", json::array({{{"role", "system"}, {"content", "be kind"}},
+                                               {{"role", "user"}, {"content", "old words"}},
+                                               {{"role", "assistant"}, {"content", "old reply"}},
+                                               {{"role", "user"}, {"content", "recent words"}},
+                                               {{"role", "user"}, {"content", "now"}}})}};
+  const auto in_use = SummaryBlock(ns(), pets_row_, body, Wire::kOpenAI, client);
+  ASSERT_TRUE(in_use.has_value());
+  EXPECT_EQ(in_use->text, "They talked about old things.");
+  EXPECT_EQ(in_use->upstream_keep_from, 2u) << "counted after the system message";
+  EXPECT_EQ(in_use->raw_from, 2u);
+  const json edited = {{"messages", json::array({{{"role", "user"}, {"content", "now"}}})}};
+  EXPECT_FALSE(SummaryBlock(ns(), pets_row_, edited, Wire::kOpenAI, client).has_value());
+  EXPECT_FALSE(SummaryBlock(ns(), 0, body, Wire::kOpenAI, client).has_value()) << "a new conversation has none";
+}
+
+TEST_F(MemoryBlocksTest, TheVolatileBlockHasTheTimeTheTermsAndTheMenu) {
+  ASSERT_TRUE(ns().store().Write([&](store::Database& db) {
+    store::GlossaryEntry entry;
+    entry.term = "Mochi";
+    entry.definition = "the cat";
+    return store::GlossaryRepo(db).Put(entry, now());
+  }).ok());
+  ClientTurn client;
+  client.current = Msg("user", "does Mochi still hate the vacuum cleaner?");
+  TurnIdentity identity;
+  identity.conversation_id = "today";
+  GatewayConfig gw;
+  const std::string text = VolatileBlock(ns(), VolatileInputs{client, identity, now(), true, gw}, record_);
+  EXPECT_EQ(text.rfind("Current time: ", 0), 0u) << text;
+  EXPECT_NE(text.find("Asia/Shanghai"), std::string::npos);
+  EXPECT_NE(text.find("Terms in this message:\n- Mochi: the cat"), std::string::npos) << text;
+  EXPECT_EQ(record_.injected["glossary"].size(), 1u);
+  ASSERT_TRUE(record_.injected.contains("menu")) << text;
+  EXPECT_FALSE(record_.sources.empty());
+  EXPECT_FALSE(record_.injected.contains("snippets"));
+}
+
+TEST_F(MemoryBlocksTest, WithoutTheRecallToolAFewShortPassagesStandInForTheMenu) {
+  ClientTurn client;
+  client.current = Msg("user", "what does my cat hate?");
+  TurnIdentity identity;
+  identity.conversation_id = "today";
+  GatewayConfig gw;
+  gw.snippets = 1;
+  gw.snippet_chars = 40;
+  const std::string text = VolatileBlock(ns(), VolatileInputs{client, identity, now(), false, gw}, record_);
+  EXPECT_NE(text.find("Passages from earlier conversations"), std::string::npos) << text;
+  EXPECT_NE(text.find("My cat"), std::string::npos) << text;
+  EXPECT_NE(text.find("…"), std::string::npos) << "cut at snippet_chars: " << text;
+  EXPECT_EQ(text.find("vacuum cleaner."), std::string::npos) << text;
+  EXPECT_EQ(record_.injected["snippets"], 1);
+  EXPECT_FALSE(record_.injected.contains("menu"));
+  // The same passage in what the client sends: left out.
+  store::TurnRecord again;
+  identity.conversation_id = "pets";
+  identity.visible_from_ms = 0;
+  const std::string seen = VolatileBlock(ns(), VolatileInputs{client, identity, now(), false, gw}, again);
+  EXPECT_EQ(seen.find("Passages"), std::string::npos) << seen;
+}
+
+}  // namespace
+}  // namespace cilia::gateway

@@ -1,0 +1,155 @@
+#include "gateway/turn_identity.h"
+
+#include <gtest/gtest.h>
+
+#include "memory/archive/archive.h"
+#include "memory/archive/conversation_reads.h"
+#include "testing/failing_reads.h"
+#include "testing/test_namespace.h"
+
+namespace cilia::gateway {
+namespace {
+
+ClientMessage Msg(const std::string& role, const std::string& text) { return {role, text, text}; }
+
+class TurnIdentityTest : public ::testing::Test {
+ protected:
+  memory::Namespace& ns() { return space_.ns(); }
+  UnixMs now() { return space_.clock().Now(); }
+
+  // Runs a turn's identity and storage as the gateway does, and the answer.
+  TurnIdentity Turn(const ClientTurn& client, const std::string& header, const std::string& answer) {
+    auto found = FindTurnConversation(ns(), client, header, now());
+    EXPECT_TRUE(found.ok()) << found.status().ToString();
+    auto stored = StoreTurn(ns(), found->storage, client.client_user, found->identity);
+    EXPECT_TRUE(stored.ok()) << stored.status().ToString();
+    memory::Archive archive(ns());
+    EXPECT_TRUE(archive.Store(AnswerStorage(*stored, answer)).ok());
+    space_.clock().Advance(1000);
+    return *stored;
+  }
+
+  int64_t MessageCount(const std::string& conversation) {
+    auto found = memory::FindConversation(ns(), conversation);
+    EXPECT_TRUE(found.ok());
+    return found.ok() && found->has_value() ? (*found)->message_count : 0;
+  }
+
+  testing::TestNamespace space_;
+};
+
+TEST_F(TurnIdentityTest, ANewConversationStoresItsHistoryAndTheNewMessage) {
+  ClientTurn client;
+  client.history = {Msg("user", "hello"), Msg("assistant", "hi there")};
+  client.current = Msg("user", "how are you?");
+  auto found = FindTurnConversation(ns(), client, "", now());
+  ASSERT_TRUE(found.ok());
+  EXPECT_TRUE(found->storage.created);
+  EXPECT_EQ(found->storage.ingest.messages.size(), 3u);
+  EXPECT_EQ(found->identity.conversation_row, 0);
+  EXPECT_EQ(found->identity.conversation_id.rfind("chat-", 0), 0u) << found->identity.conversation_id;
+  EXPECT_EQ(found->storage.ingest.title, "hello");
+}
+
+TEST_F(TurnIdentityTest, TheHistoryFindsTheConversationAgainAndOnlyTheNewMessageIsStored) {
+  ClientTurn first;
+  first.current = Msg("user", "my plant is called Fern");
+  const TurnIdentity one = Turn(first, "", "nice name");
+  ClientTurn second;
+  second.history = {Msg("user", "my plant is called Fern"), Msg("assistant", "nice name")};
+  second.current = Msg("user", "water it how often?");
+  auto found = FindTurnConversation(ns(), second, "", now());
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->identity.conversation_id, one.conversation_id);
+  EXPECT_EQ(found->identity.conversation_row, one.conversation_row);
+  EXPECT_FALSE(found->storage.created);
+  ASSERT_EQ(found->storage.ingest.messages.size(), 1u);
+  EXPECT_EQ(found->identity.visible_from_seq, 0);
+}
+
+TEST_F(TurnIdentityTest, ARetriedTurnStoresNothingTwice) {
+  ClientTurn client;
+  client.current = Msg("user", "ok");
+  Turn(client, "c1", "fine");
+  ClientTurn retry;
+  retry.current = Msg("user", "ok");
+  // The same request again, before the client saw the answer.
+  auto found = FindTurnConversation(ns(), retry, "c1", now());
+  ASSERT_TRUE(found.ok());
+  auto stored = StoreTurn(ns(), found->storage, "", found->identity);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(MessageCount("c1"), 2);
+}
+
+TEST_F(TurnIdentityTest, OneCommonMessageIsNoEvidenceUnlessItIsTheNewest) {
+  ClientTurn a;
+  a.current = Msg("user", "hi");
+  const TurnIdentity first = Turn(a, "", "hello!");
+  ClientTurn b;
+  b.history = {Msg("user", "hi"), Msg("assistant", "a different reply")};
+  b.current = Msg("user", "something else");
+  auto found = FindTurnConversation(ns(), b, "", now());
+  ASSERT_TRUE(found.ok());
+  EXPECT_NE(found->identity.conversation_id, first.conversation_id);
+  EXPECT_TRUE(found->storage.created);
+}
+
+TEST_F(TurnIdentityTest, AFailedReadFailsTheTurnInsteadOfStartingASecondCopy) {
+  ClientTurn client;
+  client.current = Msg("user", "the first thing");
+  Turn(client, "kept", "noted");
+  const int64_t before = MessageCount("kept");
+  ASSERT_EQ(before, 2);
+
+  // Named by the header only: the read of that conversation fails.
+  ClientTurn by_header;
+  by_header.current = Msg("user", "the second thing");
+  // Found by the history: the match's read fails.
+  ClientTurn by_history;
+  by_history.history = {Msg("user", "the first thing"), Msg("assistant", "noted")};
+  by_history.current = Msg("user", "the second thing");
+  for (const auto& [client_turn, header] : {std::pair{by_header, "kept"}, std::pair{by_history, ""}}) {
+    testing::FailingReads failing(ns(), "conversations");
+    auto found = FindTurnConversation(ns(), client_turn, header, now());
+    ASSERT_FALSE(found.ok()) << "a conversation that could not be read is not a new one";
+    EXPECT_EQ(found.status().code(), Code::kBusy) << found.status().ToString();
+    EXPECT_NE(found.status().message().find("finding the conversation"), std::string::npos);
+  }
+  EXPECT_EQ(MessageCount("kept"), before);
+  // Once the database reads again, the same turn continues the conversation.
+  auto found = FindTurnConversation(ns(), by_header, "kept", now());
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_FALSE(found->storage.created);
+}
+
+TEST_F(TurnIdentityTest, AConversationNamedByTheHeaderThatTheHistoryDoesNotMatchKeepsWhatItHas) {
+  ClientTurn client;
+  client.current = Msg("user", "start");
+  Turn(client, "named", "started");
+  ClientTurn other;
+  other.history = {Msg("user", "something never said here")};
+  other.current = Msg("user", "next");
+  auto found = FindTurnConversation(ns(), other, "named", now());
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found->storage.created);
+  ASSERT_EQ(found->storage.ingest.messages.size(), 1u) << "only the new message";
+  EXPECT_EQ(found->identity.reply_anchor, 1) << "anchored at the conversation's newest message";
+}
+
+TEST_F(TurnIdentityTest, ClientSendsIsTheVisiblePartOfThisConversationOnly) {
+  TurnIdentity identity;
+  identity.conversation_id = "c";
+  identity.visible_from_ms = 1000;
+  memory::RecallResult r;
+  r.conversation_id = "c";
+  r.created_at = 1000;
+  EXPECT_TRUE(identity.ClientSends(r));
+  r.created_at = 999;
+  EXPECT_FALSE(identity.ClientSends(r));
+  r.conversation_id = "other";
+  r.created_at = 2000;
+  EXPECT_FALSE(identity.ClientSends(r));
+}
+
+}  // namespace
+}  // namespace cilia::gateway
