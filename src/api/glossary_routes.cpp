@@ -36,14 +36,14 @@ Result<std::vector<std::string>> StringList(const json& body, const char* field)
   return out;
 }
 
-Result<json> ObjectBody(const httplib::Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
+Result<json> ObjectBody(const Request& req) {
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
   if (!body.is_object()) return Status::InvalidArgument("the body must be a JSON object");
   return body;
 }
 
 // The entry a PUT body describes for `term`.
-Result<store::GlossaryEntry> EntryOf(const httplib::Request& req, const std::string& term) {
+Result<store::GlossaryEntry> EntryOf(const Request& req, const std::string& term) {
   CILIA_ASSIGN_OR_RETURN(json body, ObjectBody(req));
   store::GlossaryEntry entry;
   entry.term = Trim(term);
@@ -63,7 +63,7 @@ Result<store::GlossaryEntry> EntryOf(const httplib::Request& req, const std::str
   return entry;
 }
 
-Result<memory::PinRequest> PinOf(const httplib::Request& req) {
+Result<memory::PinRequest> PinOf(const Request& req) {
   CILIA_ASSIGN_OR_RETURN(json body, ObjectBody(req));
   memory::PinRequest pin;
   auto conversation = body.find("conversation_id");
@@ -85,8 +85,8 @@ Result<memory::PinRequest> PinOf(const httplib::Request& req) {
 
 void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/glossary", Scope::kMemoryRead,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                [&registry](const Request& req) -> Result<Reply> {
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(auto entries, ns.store().Read([](store::Database& db) {
                       return store::GlossaryRepo(db).List();
                     }));
@@ -97,9 +97,9 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("GET", kTermPath, Scope::kMemoryRead,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string term = req.matches[1];
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& term = req.captures[0];
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(auto entry, ns.store().Read([&](store::Database& db) {
                       return store::GlossaryRepo(db).Get(term);
                     }));
@@ -109,21 +109,20 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("PUT", kTermPath, Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto entry = EntryOf(req, req.matches[1]);
-                  if (!entry.ok()) return ReplyError(res, entry.status());
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                [&registry](const Request& req) -> Result<Reply> {
+                  CILIA_ASSIGN_OR_RETURN(const store::GlossaryEntry entry, EntryOf(req, req.captures[0]));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(auto stored, ns.store().Write([&](store::Database& db) {
-                      return store::GlossaryRepo(db).Put(*entry, ns.clock().Now());
+                      return store::GlossaryRepo(db).Put(entry, ns.clock().Now());
                     }));
                     return memory::GlossaryJson(stored);
                   });
                 });
 
   server.Handle("DELETE", kTermPath, Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string term = req.matches[1];
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& term = req.captures[0];
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(bool deleted, ns.store().Write([&](store::Database& db) {
                       return store::GlossaryRepo(db).Delete(term);
                     }));
@@ -133,8 +132,8 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("GET", "/v1/precious", Scope::kMemoryRead,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                [&registry](const Request& req) -> Result<Reply> {
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(auto passages, ns.store().Read([](store::Database& db) {
                       return store::PreciousRepo(db).List();
                     }));
@@ -145,19 +144,16 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("POST", "/v1/precious", Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto pin = PinOf(req);
-                  if (!pin.ok()) return ReplyError(res, pin.status());
-                  auto ns = registry.Get(who.name_space);
-                  if (!ns.ok()) return ReplyError(res, ns.status());
-                  auto passage = memory::Pin(**ns, *pin, (*ns)->clock().Now());
-                  if (!passage.ok()) return ReplyError(res, passage.status());
-                  ReplyJson(res, 201, memory::PreciousJson(*passage));
+                [&registry](const Request& req) -> Result<Reply> {
+                  CILIA_ASSIGN_OR_RETURN(const memory::PinRequest pin, PinOf(req));
+                  CILIA_ASSIGN_OR_RETURN(std::shared_ptr<memory::Namespace> ns, registry.Get(req.who.name_space));
+                  CILIA_ASSIGN_OR_RETURN(auto passage, memory::Pin(*ns, pin, ns->clock().Now()));
+                  return Reply::Json(memory::PreciousJson(passage), 201);
                 });
 
   server.Handle("GET", "/v1/boot", Scope::kMemoryRead,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) {
+                [&registry](const Request& req) -> Result<Reply> {
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) {
                     return memory::BootPack(ns, ns.clock().Now());
                   });
                 });

@@ -1,15 +1,19 @@
-// Small pieces every route uses: Status -> HTTP status, JSON replies, error
-// bodies shaped like the API they answer, and request body parsing.
+// Small pieces the server and the routes share: Status -> HTTP status, error
+// replies shaped like the API they answer, percent-decoding and request body
+// parsing.
 #pragma once
 
-#include <httplib.h>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 
+#include "api/reply.h"
 #include "core/status.h"
 
 namespace cilia::api {
 
+// The shape of a route's errors: that of the API the route belongs to. A new
+// API (MCP's JSON-RPC) adds its value here and its case in ErrorReply.
 enum class ErrorStyle { kOpenAI, kAnthropic };
 
 // InvalidArgument 400, Unauthenticated 401, PermissionDenied 403, NotFound
@@ -21,14 +25,16 @@ int HttpStatusFor(Code code);
 // for an unknown route, 413 for a body over the limit).
 Code CodeForHttpStatus(int http_status);
 
-void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body);
-
+// The one rendering of a failed request, with HttpStatusFor(code):
 // OpenAI: {"error":{"message","type","code"}} with code = CodeName;
 // Anthropic: {"type":"error","error":{"type","message"}}.
-void ReplyError(httplib::Response& res, const Status& status, ErrorStyle style = ErrorStyle::kOpenAI);
+Reply ErrorReply(const Status& status, ErrorStyle style);
 
-// The request body as JSON. An empty body, invalid UTF-8 or invalid JSON is
-// an InvalidArgument saying which, with the byte position where it applies.
-Result<nlohmann::json> ParseJsonBody(const httplib::Request& req);
+// "%2F" -> "/"; a "%" not followed by two hex digits stays as it is.
+std::string PercentDecode(std::string_view text);
+
+// The request body as JSON (json::ParseJsonText). An empty body, invalid
+// UTF-8 or invalid JSON is an InvalidArgument saying which, and where.
+Result<nlohmann::json> ParseJsonBody(std::string_view body);
 
 }  // namespace cilia::api

@@ -41,50 +41,44 @@ json KeyJson(const store::ApiKeyInfo& key) {
 
 void RegisterKeyRoutes(ApiServer& server, store::KeyStore& keys) {
   server.Handle("GET", "/v1/keys", Scope::kAdmin,
-                [&keys](const httplib::Request&, httplib::Response& res, const Principal& who) {
+                [&keys](const Request& req) -> Result<Reply> {
                   json list = json::array();
                   for (const store::ApiKeyInfo& key : keys.List()) {
-                    if (key.name_space == who.name_space) list.push_back(KeyJson(key));
+                    if (key.name_space == req.who.name_space) list.push_back(KeyJson(key));
                   }
-                  ReplyJson(res, 200, {{"keys", std::move(list)}});
+                  return Reply::Json({{"keys", std::move(list)}});
                 });
 
   server.Handle("POST", "/v1/keys", Scope::kAdmin,
-                [&keys](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto body = ParseJsonBody(req);
-                  if (!body.ok()) return ReplyError(res, body.status());
-                  if (!body->is_object()) return ReplyError(res, Status::InvalidArgument("the body must be a JSON object"));
-                  auto scopes = ScopesField(*body);
-                  if (!scopes.ok()) return ReplyError(res, scopes.status());
+                [&keys](const Request& req) -> Result<Reply> {
+                  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
+                  if (!body.is_object()) return Status::InvalidArgument("the body must be a JSON object");
+                  CILIA_ASSIGN_OR_RETURN(const uint32_t scopes, ScopesField(body));
                   std::string name;
-                  if (auto field = body->find("name"); field != body->end()) {
-                    if (!field->is_string()) return ReplyError(res, Status::InvalidArgument("name: must be a string"));
+                  if (auto field = body.find("name"); field != body.end()) {
+                    if (!field->is_string()) return Status::InvalidArgument("name: must be a string");
                     name = field->get<std::string>();
                   }
                   store::FeatureOverrides features;
-                  if (auto field = body->find("features"); field != body->end()) {
-                    auto parsed = store::FeatureOverridesFromJson(*field);
-                    if (!parsed.ok()) return ReplyError(res, parsed.status());
-                    features = *parsed;
+                  if (auto field = body.find("features"); field != body.end()) {
+                    CILIA_ASSIGN_OR_RETURN(features, store::FeatureOverridesFromJson(*field));
                   }
-                  auto created = keys.Create(name, who.name_space, ScopeNames(*scopes), features);
-                  if (!created.ok()) return ReplyError(res, created.status());
-                  json reply = KeyJson(created->info);
-                  reply["key"] = created->secret;
-                  ReplyJson(res, 200, reply);
+                  CILIA_ASSIGN_OR_RETURN(auto created, keys.Create(name, req.who.name_space, ScopeNames(scopes), features));
+                  json reply = KeyJson(created.info);
+                  reply["key"] = created.secret;
+                  return Reply::Json(reply);
                 });
 
   server.Handle("DELETE", R"(/v1/keys/([^/]+))", Scope::kAdmin,
-                [&keys](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string id = req.matches[1];
+                [&keys](const Request& req) -> Result<Reply> {
+                  const std::string& id = req.captures[0];
                   auto key = keys.Get(id);
                   // Another namespace's key is as absent as one that never was.
-                  if (!key.ok() || key->name_space != who.name_space) {
-                    return ReplyError(res, Status::NotFound(fmt::format("no key with id \"{}\"", id)));
+                  if (!key.ok() || key->name_space != req.who.name_space) {
+                    return Status::NotFound(fmt::format("no key with id \"{}\"", id));
                   }
-                  Status revoked = keys.Revoke(id);
-                  if (!revoked.ok()) return ReplyError(res, revoked);
-                  ReplyJson(res, 200, {{"id", id}, {"revoked", true}});
+                  CILIA_RETURN_IF_ERROR(keys.Revoke(id));
+                  return Reply::Json({{"id", id}, {"revoked", true}});
                 });
 }
 

@@ -18,8 +18,8 @@ Status NoSuchDocument(const std::string& name) {
 }
 
 // The "content" of a PUT body.
-Result<std::string> ContentField(const httplib::Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
+Result<std::string> ContentField(const Request& req) {
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
   if (!body.is_object())
     return Status::InvalidArgument("the body must be a JSON object: {\"content\": \"<markdown>\"}");
   auto content = body.find("content");
@@ -36,8 +36,8 @@ json ProfileDocumentJson(const store::ProfileDocument& document) {
 
 void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/profile", Scope::kMemoryRead,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                [&registry](const Request& req) -> Result<Reply> {
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(auto documents, ns.store().Read([](store::Database& db) {
                       return store::ProfileRepo(db).List();
                     }));
@@ -49,10 +49,10 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("GET", kDocumentPath, Scope::kMemoryRead,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string name = req.matches[1];
-                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& name = req.captures[0];
+                  CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(auto document, ns.store().Read([&](store::Database& db) {
                       return store::ProfileRepo(db).Get(name);
                     }));
@@ -62,13 +62,12 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("PUT", kDocumentPath, Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string name = req.matches[1];
-                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
-                  auto content = ContentField(req);
-                  if (!content.ok()) return ReplyError(res, content.status());
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    store::ProfileDocument document{name, std::move(*content), ns.clock().Now()};
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& name = req.captures[0];
+                  CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
+                  CILIA_ASSIGN_OR_RETURN(std::string content, ContentField(req));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    store::ProfileDocument document{name, std::move(content), ns.clock().Now()};
                     CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) {
                       return store::ProfileRepo(db).Put(document.name, document.content, document.updated_at);
                     }));
@@ -77,10 +76,10 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("GET", R"(/v1/profile/([^/]+)/versions)", Scope::kMemoryRead,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string name = req.matches[1];
-                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& name = req.captures[0];
+                  CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(auto versions, ns.store().Read([&](store::Database& db) {
                       return store::ProfileVersionRepo(db).Of(name);
                     }));
@@ -93,10 +92,10 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("DELETE", kDocumentPath, Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string name = req.matches[1];
-                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& name = req.captures[0];
+                  CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(bool deleted, ns.store().Write([&](store::Database& db) {
                       return store::ProfileRepo(db).Delete(name);
                     }));

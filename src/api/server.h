@@ -1,9 +1,11 @@
 // The HTTP server: a thin adapter over cpp-httplib. Routes are registered
-// with the scope they need; the server authenticates each request, checks
-// the scope, times it into the metrics, turns every exception into a shaped
-// 500, and answers unknown routes, bodies over the limit and other protocol
-// errors with errors shaped like the API of the path. It serves GET /health
-// (no key) and GET /metrics (admin) itself.
+// with the scope they need and the API whose errors they answer; the server
+// finds the route, authenticates the request, checks the scope, calls the
+// handler, writes its Reply or shapes its error (ErrorReply, in one place),
+// times it into the metrics and turns every exception into a shaped 500.
+// Unknown routes (404), a known path with another method (405 with Allow),
+// bodies over the limit and other protocol errors get errors shaped like the
+// API of the path. It serves GET /health (no key) and GET /metrics (admin).
 #pragma once
 
 #include <httplib.h>
@@ -15,21 +17,29 @@
 #include <future>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "api/auth.h"
 #include "api/http_util.h"
 #include "api/metrics.h"
+#include "api/reply.h"
 #include "core/config.h"
 #include "core/status.h"
 
 namespace cilia::api {
 
-// `principal` is valid only during the call: a streaming handler copies what
-// its content provider needs.
-using Handler = std::function<void(const httplib::Request&, httplib::Response&, const Principal&)>;
-using PublicHandler = std::function<void(const httplib::Request&, httplib::Response&)>;
+// What a handler sees of the request it answers; valid only during the call
+// (a stream's producer copies what it needs).
+struct Request {
+  const httplib::Request& http;  // method, headers, query parameters
+  const Principal& who;          // the caller; nobody (no scopes) on a public route
+  std::string_view body;
+  std::vector<std::string> captures;  // the route pattern's groups in order, percent-decoded
+};
+
+using Handler = std::function<Result<Reply>(const Request&)>;
 
 struct ServerOptions {
   int threads = 256;
@@ -53,14 +63,16 @@ class ApiServer {
   // Registers a route; all routes are registered before Start. The request
   // needs a key (Authorization: Bearer or x-api-key; also ?token= when
   // allow_query_token) with `scope`: 401 without a valid key, 403 without the
-  // scope, both in `style`. `method` is GET, POST, PUT, PATCH, DELETE or
-  // OPTIONS; `pattern` an httplib regex over the path, e.g.
-  // R"(/v1/conversations/([^/]+)/messages)" (captures in req.matches).
+  // scope. `method` is GET, POST, PUT, PATCH, DELETE or OPTIONS; `pattern` a
+  // regex over the path as sent (still percent-encoded), e.g.
+  // R"(/v1/conversations/([^/]+)/messages)"; its groups reach the handler
+  // decoded, so an id holding "/" is named as %2F. A pattern that is not a
+  // regex is logged and the route skipped.
   void Handle(const std::string& method, const std::string& pattern, Scope scope, Handler handler,
               ErrorStyle style = ErrorStyle::kOpenAI, bool allow_query_token = false);
   // A route anyone may call (the admin page's static files): timed and
   // shielded from exceptions like the others, but no key is asked for.
-  void HandlePublic(const std::string& method, const std::string& pattern, PublicHandler handler,
+  void HandlePublic(const std::string& method, const std::string& pattern, Handler handler,
                     ErrorStyle style = ErrorStyle::kOpenAI);
 
   Metrics& metrics() { return metrics_; }
@@ -77,18 +89,26 @@ class ApiServer {
 
  private:
   struct Route {
+    std::string method;
     std::regex path;
-    ErrorStyle style;
     std::string label;  // the route in metrics: the pattern with each group as "*"
+    ErrorStyle style;
+    bool is_public;
+    Scope scope;
+    bool allow_query_token;
+    Handler handler;
   };
 
-  // The new route, or nullptr (logged) when the pattern is not a regex.
-  const Route* AddRoute(const std::string& pattern, ErrorStyle style);
-  void Register(const std::string& method, const std::string& pattern, httplib::Server::Handler handler);
+  void AddRoute(Route route, const std::string& pattern);
+  // Finds the route, checks the key and calls the handler: every request
+  // that httplib parsed passes here.
+  void Dispatch(const httplib::Request& req, httplib::Response& res);
+  Result<Reply> Answer(const Route& route, const httplib::Request& req, std::vector<std::string> captures);
+  void Write(const httplib::Request& req, httplib::Response& res, Reply reply);
   httplib::Server::HandlerResponse BeforeRouting(const httplib::Request& req, httplib::Response& res);
   httplib::Server::HandlerResponse AnswerError(const httplib::Request& req, httplib::Response& res);
   void AfterResponse(const httplib::Request& req, const httplib::Response& res);
-  ErrorStyle StyleForPath(const std::string& path) const;
+  ErrorStyle StyleForPath(std::string_view path) const;
   bool OriginAllowed(const std::string& origin) const;
 
   ServerOptions options_;

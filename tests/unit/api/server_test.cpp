@@ -42,42 +42,42 @@ class ServerTest : public ::testing::Test {
   void Start(ServerOptions options = {}) {
     options.threads = 4;
     server_ = std::make_unique<ApiServer>(options, Authenticator(keys_.get(), kEnvKey));
-    auto echo = [](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-      json body = {{"namespace", who.name_space}, {"key_id", who.key_id}};
-          if (req.matches.size() > 1) body["item"] = req.matches[1];
-      ReplyJson(res, 200, body);
+    auto echo = [](const Request& req) -> Result<Reply> {
+      json body = {{"namespace", req.who.name_space}, {"key_id", req.who.key_id}};
+      if (!req.captures.empty()) body["item"] = req.captures[0];
+      return Reply::Json(body);
     };
     server_->Handle("GET", "/v1/echo", Scope::kMemoryRead, echo);
     server_->Handle("POST", "/v1/echo", Scope::kMemoryWrite, echo);
     server_->Handle("GET", R"(/v1/items/([^/]+))", Scope::kMemoryRead, echo);
     server_->Handle("GET", "/mcp", Scope::kMemoryRead, echo, ErrorStyle::kOpenAI, /*allow_query_token=*/true);
     server_->Handle("POST", "/v1/messages", Scope::kChat, echo, ErrorStyle::kAnthropic);
-    server_->Handle("GET", "/v1/boom", Scope::kMemoryRead,
-                    [](const httplib::Request&, httplib::Response&, const Principal&) {
-                      throw std::runtime_error("kaboom: secret detail");
-                    });
-    server_->Handle("GET", "/v1/stream", Scope::kMemoryRead,
-                    [](const httplib::Request&, httplib::Response& res, const Principal&) {
-                      res.set_chunked_content_provider("text/event-stream", [](size_t, httplib::DataSink& sink) {
-                        sink.os << "data: 1\n\n";
-                        sink.done();
-                        return true;
-                      });
-                    });
-    server_->Handle("GET", "/v1/broken-stream", Scope::kMemoryRead,
-                    [](const httplib::Request&, httplib::Response& res, const Principal&) {
-                      res.set_chunked_content_provider("text/event-stream", [](size_t, httplib::DataSink&) -> bool {
-                        throw std::runtime_error("the producer died");
-                      });
-                    });
-    server_->Handle("GET", "/v1/half-stream", Scope::kMemoryRead,
-                    [](const httplib::Request&, httplib::Response& res, const Principal&) {
-                      res.set_chunked_content_provider("text/event-stream",
-                                                       [](size_t, httplib::DataSink&) { return true; });
-                      throw std::runtime_error("failed after choosing to stream");
-                    });
-    server_->HandlePublic("GET", "/admin", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content("<!doctype html>", "text/html");
+    server_->Handle("GET", "/v1/refused", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      return Status::Conflict("the handler says no");
+    });
+    server_->Handle("GET", "/v1/refused-anthropic", Scope::kMemoryRead,
+                    [](const Request&) -> Result<Reply> { return Status::Busy("try later"); }, ErrorStyle::kAnthropic);
+    server_->Handle("GET", "/v1/boom", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      throw std::runtime_error("kaboom: secret detail");
+    });
+    server_->Handle("GET", "/v1/stream", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      return Reply::Stream("text/event-stream", [](httplib::DataSink& sink) {
+        sink.os << "data: 1\n\n";
+        sink.done();
+        return true;
+      });
+    });
+    server_->Handle("GET", "/v1/broken-stream", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      return Reply::Stream("text/event-stream",
+                           [](httplib::DataSink&) -> bool { throw std::runtime_error("the producer died"); });
+    });
+    server_->Handle("GET", "/v1/half-stream", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      Reply stream = Reply::Stream("text/event-stream", [](httplib::DataSink&) { return true; });
+      (void)stream;
+      throw std::runtime_error("failed after choosing to stream");
+    });
+    server_->HandlePublic("GET", "/admin", [](const Request&) -> Result<Reply> {
+      return Reply::Text("<!doctype html>", "text/html");
     });
     auto port = server_->Start({"127.0.0.1", 0});
     ASSERT_TRUE(port.ok()) << port.status().ToString();
@@ -234,7 +234,39 @@ TEST_F(ServerTest, AnUnknownRouteIs404) {
   json error = OpenAIError(Get("/v1/nothing-here", admin_), 404);
   EXPECT_EQ(error["type"], "not_found_error");
   EXPECT_EQ(error["message"], "no route for GET /v1/nothing-here");
-  OpenAIError(Post("/health", "{}"), 404);  // a known path with another method
+}
+
+TEST_F(ServerTest, AKnownPathWithAnotherMethodIs405WithAllow) {
+  Start();
+  auto reply = client_->Put("/v1/echo", httplib::Headers{{"Authorization", "Bearer " + admin_}}, "{}",
+                            "application/json");
+  json error = OpenAIError(reply, 405);
+  EXPECT_EQ(reply->get_header_value("Allow"), "GET, POST");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("PUT is not allowed on /v1/echo"));
+  auto health = Post("/health", "{}");
+  OpenAIError(health, 405);
+  EXPECT_EQ(health->get_header_value("Allow"), "GET");
+}
+
+TEST_F(ServerTest, AFailedResultIsShapedLikeTheRoutesApi) {
+  Start();
+  json error = OpenAIError(Get("/v1/refused", admin_), 409);
+  EXPECT_EQ(error["message"], "the handler says no");
+  EXPECT_EQ(error["code"], "conflict");
+  auto anthropic = Get("/v1/refused-anthropic", admin_);
+  ASSERT_TRUE(anthropic);
+  EXPECT_EQ(anthropic->status, 503);
+  EXPECT_EQ(json::parse(anthropic->body),
+            json({{"type", "error"}, {"error", {{"type", "overloaded_error"}, {"message", "try later"}}}}));
+}
+
+TEST_F(ServerTest, APercentEncodedSlashStaysInsideItsPathSegment) {
+  Start();
+  auto reply = Get("/v1/items/trip%2F2023", admin_);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(json::parse(reply->body)["item"], "trip/2023");
+  OpenAIError(Get("/v1/items/trip/2023", admin_), 404);
 }
 
 TEST_F(ServerTest, AnExceptionInAHandlerIsAShaped500WithoutItsDetail) {
@@ -367,8 +399,18 @@ TEST_F(ServerTest, ShutdownWithNothingInFlightFinishes) {
 
 TEST_F(ServerTest, ARouteWithABadPatternIsSkippedNotThrown) {
   ApiServer server(ServerOptions{}, Authenticator(nullptr, ""));
-  server.Handle("GET", "/v1/(unclosed", Scope::kChat, [](const httplib::Request&, httplib::Response&, const Principal&) {});
-  server.HandlePublic("GET", "[", [](const httplib::Request&, httplib::Response&) {});
+  auto fine = [](const Request&) -> Result<Reply> { return Reply::Json({{"fine", true}}); };
+  server.HandlePublic("GET", "/v1/(unclosed", fine);
+  server.HandlePublic("GET", "[", fine);
+  server.HandlePublic("GET", "/v1/after", fine);
+  auto port = server.Start({"127.0.0.1", 0});
+  ASSERT_TRUE(port.ok()) << port.status().ToString();
+  httplib::Client client("127.0.0.1", *port);
+  auto after = client.Get("/v1/after");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+  json error = OpenAIError(client.Get("/v1/(unclosed"), 404);
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("no route"));
 }
 
 TEST_F(ServerTest, ABusyPortIsAClearError) {
