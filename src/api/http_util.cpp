@@ -110,7 +110,7 @@ Result<nlohmann::json> ParseJsonBody(std::string_view body) {
   if (!text::IsValidUtf8(body, &bad_byte)) {
     return Status::InvalidArgument(fmt::format("the request body is not valid UTF-8 (at byte {})", bad_byte));
   }
-  auto parsed = json::ParseJsonText(body);
+  auto parsed = json::ParseJsonText(body, 1, json::kRequestLimits);
   if (!parsed.ok()) return Status::InvalidArgument("the request body is not valid JSON: " + parsed.status().message());
   return parsed;
 }

@@ -33,8 +33,9 @@ Reply ErrorReply(const Status& status, ErrorStyle style);
 // "%2F" -> "/"; a "%" not followed by two hex digits stays as it is.
 std::string PercentDecode(std::string_view text);
 
-// The request body as JSON (json::ParseJsonText). An empty body, invalid
-// UTF-8 or invalid JSON is an InvalidArgument saying which, and where.
+// The request body as JSON (json::ParseJsonText within json::kRequestLimits).
+// An empty body, invalid UTF-8, invalid JSON, too deep a nesting, too many
+// values or a number out of range is an InvalidArgument saying which, and where.
 Result<nlohmann::json> ParseJsonBody(std::string_view body);
 
 }  // namespace cilia::api

@@ -108,6 +108,21 @@ TEST(ParseJsonBodyTest, InvalidUtf8SaysWhere) {
   EXPECT_THAT(body.status().message(), HasSubstr("not valid UTF-8 (at byte 14)"));
 }
 
+TEST(ParseJsonBodyTest, DeepNestingAndHugeNumbersAreInvalidArguments) {
+  auto deep = ParseJsonBody(std::string(58'000, '[') + std::string(58'000, ']'));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), Code::kInvalidArgument);
+  EXPECT_THAT(deep.status().message(), HasSubstr("nested deeper than 128 levels"));
+  auto huge = ParseJsonBody(R"({"limit": 1e999})");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), Code::kInvalidArgument);
+  std::string many = "[0";
+  for (int i = 0; i < 1'000'001; ++i) many += ",0";
+  auto crowded = ParseJsonBody(many + "]");
+  ASSERT_FALSE(crowded.ok());
+  EXPECT_THAT(crowded.status().message(), HasSubstr("more than 1000000 values"));
+}
+
 TEST(ParseJsonBodyTest, AHugeBodyParses) {
   std::string text(1 << 20, 'a');
   auto body = ParseJsonBody(json{{"content", text}}.dump());
