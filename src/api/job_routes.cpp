@@ -1,6 +1,7 @@
 #include "api/job_routes.h"
 
 #include "api/route_support.h"
+#include "core/json_write.h"
 #include "memory/upkeep/jobs.h"
 #include "store/digest_repo.h"
 
@@ -18,7 +19,7 @@ json JobRunJson(const store::JobRun& run) {
           {"namespace", run.name_space},
           {"started_by", run.started_by},
           {"started_at", FormatRfc3339(run.started_at)},
-          {"ended_at", run.ended_at ? json(FormatRfc3339(*run.ended_at)) : json(nullptr)},
+          {"ended_at", OrNull(run.ended_at, [](UnixMs t) { return FormatRfc3339(t); })},
           {"outcome", run.outcome},
           {"error", run.error},
           {"items", run.items},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_write.h"
 #include "core/time.h"
 
 namespace cilia::api {
@@ -28,15 +29,15 @@ Result<uint32_t> ScopesField(const json& body) {
 }  // namespace
 
 json KeyJson(const store::ApiKeyInfo& key) {
-  auto optional_time = [](const std::optional<UnixMs>& t) { return t ? json(FormatRfc3339(*t)) : json(nullptr); };
+  auto rfc3339 = [](UnixMs t) { return FormatRfc3339(t); };
   return {{"id", key.id},
           {"name", key.name},
           {"namespace", key.name_space},
           {"scopes", key.scopes},
           {"features", store::FeatureOverridesToJson(key.features)},
           {"created_at", FormatRfc3339(key.created_at)},
-          {"last_used_at", optional_time(key.last_used_at)},
-          {"revoked_at", optional_time(key.revoked_at)}};
+          {"last_used_at", OrNull(key.last_used_at, rfc3339)},
+          {"revoked_at", OrNull(key.revoked_at, rfc3339)}};
 }
 
 void RegisterKeyRoutes(ApiServer& server, store::KeyStore& keys) {

@@ -91,28 +91,18 @@ Result<nlohmann::json> StoreInlineImages(store::MessageRepo& repo, const std::st
 }  // namespace
 
 std::string MessagePublicId(const store::MessageRecord& m) {
-  return m.caller_id ? *m.caller_id : "m_" + std::to_string(m.id);
+  return m.caller_id ? *m.caller_id : FormatPublicId(IdKind::kMessage, m.id);
 }
 
 Result<std::optional<store::MessageRecord>> FindByPublicId(store::MessageRepo& repo, int64_t conversation_row,
                                                            std::string_view public_id) {
   CILIA_ASSIGN_OR_RETURN(auto by_caller, repo.FindByCallerId(conversation_row, public_id));
   if (by_caller) return by_caller;
-  const std::optional<int64_t> internal = ParseInternalMessageId(public_id);
+  const std::optional<int64_t> internal = ParsePublicId(IdKind::kMessage, public_id);
   if (!internal) return std::optional<store::MessageRecord>();
   CILIA_ASSIGN_OR_RETURN(auto message, repo.GetMessage(*internal));
   if (message && (message->conversation_id != conversation_row || message->caller_id)) message.reset();
   return message;
-}
-
-std::optional<int64_t> ParseInternalMessageId(std::string_view id) {
-  if (id.size() < 3 || id.substr(0, 2) != "m_") return std::nullopt;
-  int64_t v = 0;
-  for (char c : id.substr(2)) {
-    if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10) return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v;
 }
 
 Result<IngestOutcome> Archive::Store(const ingest::IngestConversation& in) {

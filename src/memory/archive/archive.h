@@ -10,6 +10,7 @@
 #include "core/status.h"
 #include "ingest/ingest_request.h"
 #include "memory/namespace.h"
+#include "memory/public_id.h"
 #include "store/archive_records.h"
 #include "store/db.h"
 #include "store/message_repo.h"
@@ -79,9 +80,8 @@ class Archive {
   Namespace& ns_;
 };
 
-// "m_<id>" for messages without a caller id; parses it back.
+// The caller's id, or "m_<id>" (memory/public_id.h) for a message stored without one.
 std::string MessagePublicId(const store::MessageRecord& m);
-std::optional<int64_t> ParseInternalMessageId(std::string_view id);
 // The message of the conversation (a row id) that a public id names: the one
 // with that caller id, else, for "m_<id>", that row when it has no caller id.
 Result<std::optional<store::MessageRecord>> FindByPublicId(store::MessageRepo& repo, int64_t conversation_row,

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <unordered_set>
 
 #include "text/segmenter.h"
@@ -14,6 +13,7 @@
 #include "index/lexical.h"
 #include "memory/archive/archive.h"
 #include "memory/excerpts/excerpts.h"
+#include "memory/public_id.h"
 #include "memory/recall/recall.h"
 #include "store/excerpt_repo.h"
 #include "store/message_repo.h"
@@ -116,15 +116,6 @@ std::string DatePrefix(UnixMs at, UnixMs now, const TimeZone& tz) {
   return date.ToString();
 }
 
-std::optional<int64_t> WindowId(std::string_view result_id) {
-  if (result_id.substr(0, 2) != "w_") return std::nullopt;
-  int64_t id = 0;
-  const char* end = result_id.data() + result_id.size();
-  auto [ptr, ec] = std::from_chars(result_id.data() + 2, end, id);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return id;
-}
-
 // Whether every message the result quotes is in the part of the conversation
 // the client sends with this request.
 Result<bool> ClientSeesIt(store::Database& db, const MenuRequest& request, const store::WindowRecord& window,
@@ -191,7 +182,7 @@ Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
         if (!excerpt) continue;  // forgotten since the recall
         line = LineOf(result, text::DecodeUtf8(excerpt->content), request, now, ns.tz());
       } else {
-        const std::optional<int64_t> id = WindowId(result.id);
+        const std::optional<int64_t> id = ParsePublicId(IdKind::kWindow, result.id);
         if (!id) continue;
         CILIA_ASSIGN_OR_RETURN(auto window, windows.Get(*id));
         if (!window) continue;  // rebuilt since the recall

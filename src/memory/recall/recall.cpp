@@ -14,6 +14,7 @@
 #include "text/timewords.h"
 #include "text/utf8.h"
 #include "index/lexical.h"
+#include "memory/public_id.h"
 #include "memory/archive/archive.h"
 #include "memory/recall/excerpt_recall.h"
 #include "memory/archive/windowing.h"
@@ -369,7 +370,7 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     Rendered r = Render(g, conv->second, messages, tz);
     if (r.text.empty()) continue;
     RecallResult out;
-    out.id = "w_" + std::to_string(g.windows.front().id);
+    out.id = FormatPublicId(IdKind::kWindow, g.windows.front().id);
     out.conversation_id = conv->second.external_id;
     out.message_ids = std::move(r.message_ids);
     out.created_at = r.created_at;
@@ -398,7 +399,7 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
     if (reply.results.size() > static_cast<size_t>(req.limit)) reply.results.resize(static_cast<size_t>(req.limit));
     // Only what made the answer counts as recalled.
     std::erase_if(groups, [&reply](const Group& g) {
-      const std::string id = "w_" + std::to_string(g.windows.front().id);
+      const std::string id = FormatPublicId(IdKind::kWindow, g.windows.front().id);
       return std::none_of(reply.results.begin(), reply.results.end(), [&id](const RecallResult& r) { return r.id == id; });
     });
   }
