@@ -113,42 +113,57 @@ ServerOptions ServerOptions::FromConfig(const ServerConfig& server) {
   options.max_body_bytes = static_cast<size_t>(server.max_body_mb) << 20;
   options.read_timeout_s = server.read_timeout_s;
   options.write_timeout_s = server.write_timeout_s;
+  options.request_timeout_s = server.request_timeout_s;
+  options.max_connections = static_cast<size_t>(server.max_connections);
+  options.max_connections_per_peer = static_cast<size_t>(server.max_connections_per_peer);
   options.cors_origins = server.cors_origins;
   return options;
 }
 
+GuardedHttpServer::Limits ConnectionLimits(const ServerOptions& options) {
+  GuardedHttpServer::Limits limits;
+  limits.threads = static_cast<size_t>(std::max(1, options.threads));
+  limits.max_connections = options.max_connections;
+  limits.max_connections_per_peer = options.max_connections_per_peer;
+  limits.request_timeout = std::chrono::seconds(options.request_timeout_s);
+  limits.read_timeout = std::chrono::seconds(options.read_timeout_s);
+  limits.write_timeout = std::chrono::seconds(options.write_timeout_s);
+  limits.keep_alive_timeout = std::chrono::seconds(options.keep_alive_timeout_s);
+  return limits;
+}
+
 ApiServer::ApiServer(ServerOptions options, Authenticator authenticator)
-    : options_(std::move(options)), authenticator_(std::move(authenticator)) {
-  size_t threads = static_cast<size_t>(std::max(1, options_.threads));
-  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http_.set_tcp_nodelay(true);
+    : options_(std::move(options)),
+      authenticator_(std::move(authenticator)),
+      http_(ConnectionLimits(options_), metrics_.Counter("cilia_http_connections_refused_total"),
+            metrics_.Counter("cilia_http_requests_timed_out_total")) {
   // httplib's default adds SO_REUSEPORT, which would let a second server bind
   // the same port and silently take half of the connections.
-  http_.set_socket_options([this](socket_t sock) {
+  http_.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    listen_socket_ = sock;  // the last one offered is the one that bound
   });
-  http_.set_keep_alive_timeout(options_.keep_alive_timeout_s);
-  // The accept loop polls, so that stop() always ends it: without a poll a
-  // stop() that races the loop's entry into accept() can leave it blocked.
-  http_.set_idle_interval(0, 100'000);
-  http_.set_read_timeout(options_.read_timeout_s);
-  http_.set_write_timeout(options_.write_timeout_s);
+  // A Content-Length over this is refused before httplib reads a byte of
+  // it (ReadBody); a decoded body is counted as it arrives.
   http_.set_payload_max_length(options_.max_body_bytes);
   http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     return BeforeRouting(req, res);
   });
   // Every method to one dispatcher: routes are found in routes_, so that
   // 404 and 405 are told apart and a route matches the path as sent.
-  auto dispatch = [this](const httplib::Request& req, httplib::Response& res) { Dispatch(req, res); };
+  // Methods with a body get a content reader: httplib calls them before it
+  // reads a byte of the body, so the key is checked first.
+  auto without_body = [this](const httplib::Request& req, httplib::Response& res) { Dispatch(req, res, nullptr); };
+  auto with_body = [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& body) {
+    Dispatch(req, res, &body);
+  };
   constexpr const char* kAnyPath = ".*";
-  http_.Get(kAnyPath, dispatch);
-  http_.Post(kAnyPath, dispatch);
-  http_.Put(kAnyPath, dispatch);
-  http_.Patch(kAnyPath, dispatch);
-  http_.Delete(kAnyPath, dispatch);
-  http_.Options(kAnyPath, dispatch);
+  http_.Get(kAnyPath, without_body);
+  http_.Options(kAnyPath, without_body);
+  http_.Post(kAnyPath, with_body);
+  http_.Put(kAnyPath, with_body);
+  http_.Patch(kAnyPath, with_body);
+  http_.Delete(kAnyPath, with_body);
   http_.set_error_handler(httplib::Server::HandlerWithResponse(
       [this](const httplib::Request& req, httplib::Response& res) { return AnswerError(req, res); }));
   http_.set_exception_handler([this](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
@@ -166,7 +181,7 @@ ApiServer::ApiServer(ServerOptions options, Authenticator authenticator)
 }
 
 ApiServer::~ApiServer() {
-  http_.stop();
+  http_.Stop();
   if (listener_.joinable()) listener_.join();
 }
 
@@ -196,7 +211,7 @@ void ApiServer::HandlePublic(const std::string& method, const std::string& patte
   AddRoute(Route{method, {}, {}, style, /*is_public=*/true, Scope::kAdmin, false, std::move(handler)}, pattern);
 }
 
-void ApiServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
+void ApiServer::Dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* body) {
   const std::string_view path = RawPath(req);
   const std::string method = req.method == "HEAD" ? "GET" : req.method;
   std::vector<std::string> allowed;  // methods of the routes whose path matches
@@ -213,9 +228,14 @@ void ApiServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
       const auto& group = match[i];
       captures.push_back(group.matched ? PercentDecode(path.substr(group.first - path.begin(), group.length())) : "");
     }
-    Result<Reply> reply = Answer(route, req, std::move(captures));
-    return Write(req, res, reply.ok() ? std::move(*reply) : ErrorReply(reply.status(), route.style));
+    Result<Reply> reply = Answer(route, req, body, std::move(captures));
+    if (reply.ok()) return Write(req, res, std::move(*reply));
+    Reply error = ErrorReply(reply.status(), route.style);
+    if (GuardedHttpServer::RequestTimedOut()) error.status = 408;
+    return Write(req, res, std::move(error));
   }
+  // The body is left unread: the connection must not carry it on.
+  if (body) GuardedHttpServer::CloseAfterAnswer();
   const ErrorStyle style = StyleForPath(path);
   if (allowed.empty()) {
     return Write(req, res,
@@ -229,17 +249,63 @@ void ApiServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
   Write(req, res, std::move(refused).WithHeader("Allow", fmt::format("{}", fmt::join(allowed, ", "))));
 }
 
-Result<Reply> ApiServer::Answer(const Route& route, const httplib::Request& req, std::vector<std::string> captures) {
+Result<Reply> ApiServer::Answer(const Route& route, const httplib::Request& req, const httplib::ContentReader* body,
+                                std::vector<std::string> captures) {
   Principal who;  // nobody, on a public route
   if (!route.is_public) {
     Result<Principal> principal = authenticator_.Authenticate(req, route.allow_query_token);
-    if (!principal.ok()) return principal.status();
-    if (!principal->Has(route.scope)) {
-      return Status::PermissionDenied(fmt::format("this key lacks the \"{}\" scope", ScopeName(route.scope)));
+    if (principal.ok() && !principal->Has(route.scope)) {
+      principal = Status::PermissionDenied(fmt::format("this key lacks the \"{}\" scope", ScopeName(route.scope)));
+    }
+    if (!principal.ok()) {
+      // Decided from the headers: the body is never read.
+      if (body) GuardedHttpServer::CloseAfterAnswer();
+      return principal.status();
     }
     who = std::move(*principal);
   }
-  return Shielded(req, [&] { return route.handler(Request{req, who, req.body, std::move(captures)}); });
+  std::string text;
+  if (body) {
+    Result<std::string> read = ReadBody(req, *body);
+    if (!read.ok()) {
+      GuardedHttpServer::CloseAfterAnswer();
+      return read.status();
+    }
+    text = std::move(*read);
+  }
+  return Shielded(req, [&] { return route.handler(Request{req, who, text, std::move(captures)}); });
+}
+
+Result<std::string> ApiServer::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader) const {
+  const std::string too_large = fmt::format(
+      "the request body is larger than the limit of {} MB (server.max_body_mb; a compressed body counts decoded)",
+      options_.max_body_bytes >> 20);
+  // httplib would read a declared length over its limit to the end before
+  // refusing it: refuse it here, unread.
+  if (req.has_header("Content-Length") &&
+      std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > options_.max_body_bytes) {
+    return Status::TooLarge(too_large);
+  }
+  if (req.is_multipart_form_data()) return Status::InvalidArgument("multipart bodies are not accepted; send JSON");
+  std::string body;
+  bool over = false;
+  const bool complete = reader([&](const char* data, size_t size) {
+    over = body.size() + size > options_.max_body_bytes;
+    if (!over) body.append(data, size);
+    return !over;
+  });
+  if (over) return Status::TooLarge(too_large);
+  if (GuardedHttpServer::RequestTimedOut()) {
+    return Status::InvalidArgument(fmt::format("the request body did not arrive within {} s (server.request_timeout_s)",
+                                               options_.request_timeout_s));
+  }
+  if (!complete) {
+    return Status::InvalidArgument(
+        fmt::format("the request body could not be read (an unsupported Content-Encoding \"{}\", or a broken "
+                    "chunked encoding)",
+                    Printable(req.get_header_value("Content-Encoding"), 40)));
+  }
+  return body;
 }
 
 void ApiServer::Write(const httplib::Request& req, httplib::Response& res, Reply reply) {
@@ -259,36 +325,25 @@ void ApiServer::Write(const httplib::Request& req, httplib::Response& res, Reply
 }
 
 Result<int> ApiServer::Start(const ListenAddress& address) {
-  int port = address.port == 0 ? http_.bind_to_any_port(address.host)
-                               : (http_.bind_to_port(address.host, address.port) ? address.port : -1);
+  const int port = http_.Bind(address.host, address.port);
   if (port < 0) {
     return Status::IOError(fmt::format("cannot listen on {}:{} (in use by another process, or not an address of "
                                        "this machine)",
                                        address.host, address.port));
   }
-  // httplib listens with a backlog of 5, so a burst of new connections (200
-  // clients opening streams at once) overflows the accept queue and clients
-  // see resets. Listening again on the bound socket raises it (Linux).
-  if (listen_socket_ >= 0 && ::listen(listen_socket_, SOMAXCONN) != 0) {
-    LogWarn("could not raise the listen backlog: {}", std::strerror(errno));
-  }
   std::promise<void> done;
   listener_done_ = done.get_future();
   serving_ = true;
   listener_ = std::thread([this, done = std::move(done)]() mutable {
-    http_.listen_after_bind();
+    http_.Serve();
     serving_ = false;
     done.set_value();
   });
-  // httplib's stop() does nothing until the accept loop runs; wait for it so
-  // that a Shutdown right after Start cannot be lost.
-  while (!http_.is_running() && listener_done_.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
-  }
   return port;
 }
 
 bool ApiServer::Shutdown(std::chrono::milliseconds grace) {
-  http_.stop();
+  http_.Stop();
   if (!listener_.joinable()) return true;
   if (listener_done_.wait_for(grace) != std::future_status::ready) return false;
   listener_.join();
@@ -319,9 +374,12 @@ HandlerResponse ApiServer::AnswerError(const httplib::Request& req, httplib::Res
   // are shaped already. The rest are httplib's own: a malformed request, a
   // body over the limit, a URI too long.
   if (t_trace.answered) return HandlerResponse::Unhandled;
-  const int http_status = res.status;
+  int http_status = res.status;
   std::string message;
-  if (http_status == 413) {
+  if (GuardedHttpServer::RequestTimedOut()) {
+    message = fmt::format("the request did not arrive within {} s (server.request_timeout_s)", options_.request_timeout_s);
+    http_status = 408;
+  } else if (http_status == 413) {
     message = fmt::format("the request body is larger than the limit of {} MB (server.max_body_mb)",
                           options_.max_body_bytes >> 20);
   } else if (http_status == 400) {

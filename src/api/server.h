@@ -1,6 +1,8 @@
-// The HTTP server: a thin adapter over cpp-httplib. Routes are registered
-// with the scope they need and the API whose errors they answer; the server
-// finds the route, authenticates the request, checks the scope, calls the
+// The HTTP server: a thin adapter over cpp-httplib (with the connections
+// guarded by api/connections.h). Routes are registered with the scope they
+// need and the API whose errors they answer; the server finds the route,
+// authenticates the request from its headers before reading any body, checks
+// the scope, reads the body (at most max_body_bytes once decoded), calls the
 // handler, writes its Reply or shapes its error (ErrorReply, in one place),
 // times it into the metrics and turns every exception into a shaped 500.
 // Unknown routes (404), a known path with another method (405 with Allow),
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "api/auth.h"
+#include "api/connections.h"
 #include "api/http_util.h"
 #include "api/metrics.h"
 #include "api/reply.h"
@@ -47,6 +50,9 @@ struct ServerOptions {
   size_t max_body_bytes = size_t{32} << 20;
   int read_timeout_s = 30;
   int write_timeout_s = 30;
+  int request_timeout_s = 30;  // head and body, from the request's first byte
+  size_t max_connections = 1024;
+  size_t max_connections_per_peer = 128;  // 0: no cap
   std::vector<std::string> cors_origins;  // exact origins, or "*"
 
   static ServerOptions FromConfig(const ServerConfig& server);
@@ -100,10 +106,14 @@ class ApiServer {
   };
 
   void AddRoute(Route route, const std::string& pattern);
-  // Finds the route, checks the key and calls the handler: every request
-  // that httplib parsed passes here.
-  void Dispatch(const httplib::Request& req, httplib::Response& res);
-  Result<Reply> Answer(const Route& route, const httplib::Request& req, std::vector<std::string> captures);
+  // Finds the route, checks the key, reads the body through `body` (null
+  // for methods without one) and calls the handler: every request that
+  // httplib parsed passes here.
+  void Dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* body);
+  Result<Reply> Answer(const Route& route, const httplib::Request& req, const httplib::ContentReader* body,
+                       std::vector<std::string> captures);
+  // The body, decoded, refused past max_body_bytes without reading the rest.
+  Result<std::string> ReadBody(const httplib::Request& req, const httplib::ContentReader& reader) const;
   void Write(const httplib::Request& req, httplib::Response& res, Reply reply);
   httplib::Server::HandlerResponse BeforeRouting(const httplib::Request& req, httplib::Response& res);
   httplib::Server::HandlerResponse AnswerError(const httplib::Request& req, httplib::Response& res);
@@ -114,10 +124,9 @@ class ApiServer {
   ServerOptions options_;
   Authenticator authenticator_;
   Metrics metrics_;
-  httplib::Server http_;
+  GuardedHttpServer http_;
   std::deque<Route> routes_;  // a deque keeps labels at fixed addresses
   std::atomic<bool> serving_{false};
-  int listen_socket_ = -1;  // the bound socket, as httplib's socket options saw it
   std::thread listener_;
   std::future<void> listener_done_;
 };

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/version.h"
+#include "testing/raw_client.h"
 
 namespace cilia::api {
 namespace {
@@ -225,6 +226,55 @@ TEST_F(ServerTest, ABodyOverTheLimitIs413) {
   EXPECT_EQ(anthropic->status, 413);
   EXPECT_EQ(json::parse(anthropic->body)["error"]["type"], "request_too_large");
   auto small = Post("/v1/echo", "\"" + std::string(500, 'x') + "\"", admin_);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->status, 200);
+}
+
+TEST_F(ServerTest, NoKeyIs401BeforeAnyOfTheBodyIsRead) {
+  Start();
+  testing::RawClient client(port_);
+  // The body is announced and never sent: the answer must not wait for it.
+  client.Send("POST /v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n");
+  const auto asked = std::chrono::steady_clock::now();
+  std::string answer = client.ReadUntilClosed(std::chrono::seconds(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2));
+  EXPECT_THAT(answer, ::testing::StartsWith("HTTP/1.1 401"));
+  EXPECT_TRUE(client.closed());  // the unread body is not taken for a request
+}
+
+TEST_F(ServerTest, AHugeDeclaredLengthIs413AtOnce) {
+  Start();
+  testing::RawClient client(port_);
+  client.Send("POST /v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + admin_ +
+              "\r\nContent-Length: 1000000000000\r\n\r\n{");
+  const auto asked = std::chrono::steady_clock::now();
+  std::string answer = client.ReadUntilClosed(std::chrono::seconds(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2));
+  EXPECT_THAT(answer, ::testing::StartsWith("HTTP/1.1 413"));
+  EXPECT_THAT(answer, HasSubstr("server.max_body_mb"));
+}
+
+TEST_F(ServerTest, AChunkedBodyIsCountedAsItArrives) {
+  ServerOptions options;
+  options.max_body_bytes = 1024;
+  Start(options);
+  testing::RawClient client(port_);
+  std::string request = "POST /v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + admin_ +
+                        "\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 4; ++i) request += "258\r\n" + std::string(600, ' ') + "\r\n";  // 0x258 = 600
+  client.Send(request);  // no last chunk: the server must stop reading by itself
+  std::string answer = client.ReadUntilClosed(std::chrono::seconds(5));
+  EXPECT_THAT(answer, ::testing::StartsWith("HTTP/1.1 413"));
+}
+
+TEST_F(ServerTest, ACompressedBodyIsCountedDecoded) {
+  ServerOptions options;
+  options.max_body_bytes = 1024;
+  Start(options);
+  client_->set_compress(true);  // gzip: 100 KB of spaces is a few hundred bytes on the wire
+  json error = OpenAIError(Post("/v1/echo", "\"" + std::string(100'000, ' ') + "\"", admin_), 413);
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("decoded"));
+  auto small = Post("/v1/echo", "{\"a\": 1}", admin_);
   ASSERT_TRUE(small);
   EXPECT_EQ(small->status, 200);
 }
