@@ -4,6 +4,7 @@
 
 #include "api/excerpt_routes.h"
 #include "api/route_support.h"
+#include "core/json_read.h"
 #include "memory/excerpts/candidates.h"
 
 namespace cilia::api {
@@ -22,10 +23,10 @@ Result<json> CandidateJson(memory::Namespace& ns, int64_t id) {
 }
 
 Result<int64_t> TargetId(const Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
-  const json target = body.is_object() ? body.value("target_id", json()) : json();
-  auto id = target.is_string() ? memory::ParseExcerptId(target.get<std::string>()) : std::nullopt;
-  if (!id) return Status::InvalidArgument("target_id: required, the id of a memory (x_12)");
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
+  CILIA_ASSIGN_OR_RETURN(std::string target, cilia::json::RequiredString(body, "target_id", ""));
+  auto id = memory::ParseExcerptId(target);
+  if (!id) return cilia::json::FieldError("target_id", "the id of a memory, like x_12");
   return *id;
 }
 

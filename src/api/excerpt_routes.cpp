@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/route_support.h"
+#include "core/json_read.h"
 #include "memory/excerpts/excerpts.h"
 
 namespace cilia::api {
@@ -118,16 +119,16 @@ void RegisterExcerptRoutes(ApiServer& server, memory::Registry& registry) {
 
   server.Handle("POST", std::string(kMemoryPath) + "/supersede", Scope::kMemoryWrite,
                 [&registry](const Request& req) -> Result<Reply> {
-                  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
+                  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
                   return ForMemory(registry, req, [&](memory::Namespace& ns, int64_t id) -> Result<json> {
                     memory::Excerpts excerpts(ns);
                     store::ExcerptRecord by;
-                    if (body.is_object() && body.contains("by")) {
-                      const json& ref = body["by"];
-                      auto by_id = ref.is_string() ? memory::ParseExcerptId(ref.get<std::string>()) : std::nullopt;
-                      if (!by_id) return Status::InvalidArgument("by: the id of the memory that supersedes this one");
+                    if (body.contains("by")) {
+                      CILIA_ASSIGN_OR_RETURN(std::string ref, cilia::json::RequiredString(body, "by", ""));
+                      auto by_id = memory::ParseExcerptId(ref);
+                      if (!by_id) return cilia::json::FieldError("by", "the id of the memory that supersedes this one");
                       CILIA_ASSIGN_OR_RETURN(auto found, excerpts.Get(*by_id));
-                      if (!found) return Status::NotFound(fmt::format("by: no memory \"{}\"", ref.get<std::string>()));
+                      if (!found) return Status::NotFound(fmt::format("by: no memory \"{}\"", ref));
                       by = std::move(*found);
                     } else {
                       CILIA_ASSIGN_OR_RETURN(memory::NewExcerpt item, memory::ParseNewExcerpt(body));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/route_support.h"
+#include "core/json_read.h"
 #include "memory/recall/boot.h"
 #include "memory/upkeep/precious.h"
 #include "store/glossary_repo.h"
@@ -24,35 +25,13 @@ std::string Trim(std::string_view text) {
   return std::string(text.substr(begin, text.find_last_not_of(space) - begin + 1));
 }
 
-Result<std::vector<std::string>> StringList(const json& body, const char* field) {
-  std::vector<std::string> out;
-  auto it = body.find(field);
-  if (it == body.end() || it->is_null()) return out;
-  if (!it->is_array()) return Status::InvalidArgument(fmt::format("{}: must be an array of strings", field));
-  for (const json& item : *it) {
-    if (!item.is_string()) return Status::InvalidArgument(fmt::format("{}: must be an array of strings", field));
-    out.push_back(item.get<std::string>());
-  }
-  return out;
-}
-
-Result<json> ObjectBody(const Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
-  if (!body.is_object()) return Status::InvalidArgument("the body must be a JSON object");
-  return body;
-}
-
 // The entry a PUT body describes for `term`.
 Result<store::GlossaryEntry> EntryOf(const Request& req, const std::string& term) {
-  CILIA_ASSIGN_OR_RETURN(json body, ObjectBody(req));
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
   store::GlossaryEntry entry;
   entry.term = Trim(term);
-  auto definition = body.find("definition");
-  if (definition == body.end() || !definition->is_string()) {
-    return Status::InvalidArgument("definition: required, a string");
-  }
-  entry.definition = definition->get<std::string>();
-  CILIA_ASSIGN_OR_RETURN(auto aliases, StringList(body, "aliases"));
+  CILIA_ASSIGN_OR_RETURN(entry.definition, cilia::json::RequiredString(body, "definition", ""));
+  CILIA_ASSIGN_OR_RETURN(auto aliases, cilia::json::OptionalStringArray(body, "aliases", ""));
   for (const std::string& alias : aliases) {
     std::string trimmed = Trim(alias);
     if (!trimmed.empty() && std::find(entry.aliases.begin(), entry.aliases.end(), trimmed) == entry.aliases.end()) {
@@ -64,20 +43,13 @@ Result<store::GlossaryEntry> EntryOf(const Request& req, const std::string& term
 }
 
 Result<memory::PinRequest> PinOf(const Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ObjectBody(req));
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
   memory::PinRequest pin;
-  auto conversation = body.find("conversation_id");
-  if (conversation == body.end() || !conversation->is_string()) {
-    return Status::InvalidArgument("conversation_id: required, a string");
-  }
-  pin.conversation_id = conversation->get<std::string>();
-  CILIA_ASSIGN_OR_RETURN(pin.message_ids, StringList(body, "message_ids"));
-  for (const char* field : {"content", "author"}) {
-    auto it = body.find(field);
-    if (it == body.end() || it->is_null()) continue;
-    if (!it->is_string()) return Status::InvalidArgument(fmt::format("{}: must be a string", field));
-    (std::string_view(field) == "content" ? pin.content : pin.author) = it->get<std::string>();
-  }
+  CILIA_ASSIGN_OR_RETURN(pin.conversation_id, cilia::json::RequiredString(body, "conversation_id", ""));
+  CILIA_ASSIGN_OR_RETURN(pin.message_ids, cilia::json::OptionalStringArray(body, "message_ids", ""));
+  CILIA_ASSIGN_OR_RETURN(pin.content, cilia::json::OptionalString(body, "content", ""));
+  CILIA_ASSIGN_OR_RETURN(std::string author, cilia::json::OptionalString(body, "author", ""));
+  if (!author.empty()) pin.author = std::move(author);  // else the default, owner
   return pin;
 }
 

@@ -115,4 +115,10 @@ Result<nlohmann::json> ParseJsonBody(std::string_view body) {
   return parsed;
 }
 
+Result<nlohmann::json> ParseJsonObjectBody(std::string_view body) {
+  CILIA_ASSIGN_OR_RETURN(nlohmann::json parsed, ParseJsonBody(body));
+  if (!parsed.is_object()) return Status::InvalidArgument("the request body must be a JSON object");
+  return parsed;
+}
+
 }  // namespace cilia::api

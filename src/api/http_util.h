@@ -37,5 +37,7 @@ std::string PercentDecode(std::string_view text);
 // An empty body, invalid UTF-8, invalid JSON, too deep a nesting, too many
 // values or a number out of range is an InvalidArgument saying which, and where.
 Result<nlohmann::json> ParseJsonBody(std::string_view body);
+// The same, and it must be an object; its fields are read with core/json_read.h.
+Result<nlohmann::json> ParseJsonObjectBody(std::string_view body);
 
 }  // namespace cilia::api

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_read.h"
 #include "core/json_write.h"
 #include "core/time.h"
 
@@ -14,13 +15,15 @@ using nlohmann::json;
 // "scopes" as an array of names or one comma-separated string.
 Result<uint32_t> ScopesField(const json& body) {
   auto it = body.find("scopes");
-  if (it == body.end()) return Status::InvalidArgument("scopes: required (chat, memory:read, memory:write, admin)");
+  if (it == body.end() || it->is_null()) {
+    return cilia::json::FieldError("scopes", "is required (chat, memory:read, memory:write, admin)");
+  }
   if (it->is_string()) return ParseScopeList(it->get<std::string>());
-  if (!it->is_array() || it->empty()) return Status::InvalidArgument("scopes: must be a non-empty array of scope names");
+  CILIA_ASSIGN_OR_RETURN(std::vector<std::string> names, cilia::json::OptionalStringArray(body, "scopes", ""));
+  if (names.empty()) return cilia::json::FieldError("scopes", "must name at least one scope");
   uint32_t scopes = 0;
-  for (const json& name : *it) {
-    if (!name.is_string()) return Status::InvalidArgument("scopes: must be a non-empty array of scope names");
-    CILIA_ASSIGN_OR_RETURN(Scope scope, ParseScope(name.get<std::string>()));
+  for (const std::string& name : names) {
+    CILIA_ASSIGN_OR_RETURN(Scope scope, ParseScope(name));
     scopes |= ScopeBit(scope);
   }
   return scopes;
@@ -52,14 +55,9 @@ void RegisterKeyRoutes(ApiServer& server, store::KeyStore& keys) {
 
   server.Handle("POST", "/v1/keys", Scope::kAdmin,
                 [&keys](const Request& req) -> Result<Reply> {
-                  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
-                  if (!body.is_object()) return Status::InvalidArgument("the body must be a JSON object");
+                  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
                   CILIA_ASSIGN_OR_RETURN(const uint32_t scopes, ScopesField(body));
-                  std::string name;
-                  if (auto field = body.find("name"); field != body.end()) {
-                    if (!field->is_string()) return Status::InvalidArgument("name: must be a string");
-                    name = field->get<std::string>();
-                  }
+                  CILIA_ASSIGN_OR_RETURN(std::string name, cilia::json::OptionalString(body, "name", ""));
                   store::FeatureOverrides features;
                   if (auto field = body.find("features"); field != body.end()) {
                     CILIA_ASSIGN_OR_RETURN(features, store::FeatureOverridesFromJson(*field));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/route_support.h"
+#include "core/json_read.h"
 #include "store/profile_version_repo.h"
 
 namespace cilia::api {
@@ -19,13 +20,10 @@ Status NoSuchDocument(const std::string& name) {
 
 // The "content" of a PUT body.
 Result<std::string> ContentField(const Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
-  if (!body.is_object())
-    return Status::InvalidArgument("the body must be a JSON object: {\"content\": \"<markdown>\"}");
-  auto content = body.find("content");
-  if (content == body.end()) return Status::InvalidArgument("content: required, the document's markdown");
-  if (!content->is_string()) return Status::InvalidArgument("content: must be a string of markdown");
-  return content->get<std::string>();
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
+  // An empty document is a document; only a missing one is refused.
+  if (!body.contains("content")) return cilia::json::FieldError("content", "is required: the document's markdown");
+  return cilia::json::OptionalString(body, "content", "");
 }
 
 }  // namespace

@@ -179,4 +179,18 @@ Result<bool> OptionalBool(const nlohmann::json& object, std::string_view key, co
   return value->get<bool>();
 }
 
+Result<std::vector<std::string>> OptionalStringArray(const nlohmann::json& object, std::string_view key,
+                                                     const std::string& path) {
+  CILIA_ASSIGN_OR_RETURN(const nlohmann::json* array, OptionalArray(object, key, path));
+  std::vector<std::string> out;
+  if (array == nullptr) return out;
+  const std::string array_path = PathKey(path, key);
+  for (size_t i = 0; i < array->size(); ++i) {
+    const nlohmann::json& item = (*array)[i];
+    if (!item.is_string()) return FieldError(PathIndex(array_path, i), "must be a string");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
 }  // namespace cilia::json

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 
@@ -58,5 +59,8 @@ Result<std::optional<double>> OptionalNumber(const nlohmann::json& object, std::
                                              const std::string& path);
 Result<bool> OptionalBool(const nlohmann::json& object, std::string_view key, const std::string& path,
                           bool default_value);
+// An array of strings; empty when not given. Errors name the item: "aliases[2]: must be a string".
+Result<std::vector<std::string>> OptionalStringArray(const nlohmann::json& object, std::string_view key,
+                                                     const std::string& path);
 
 }  // namespace cilia::json

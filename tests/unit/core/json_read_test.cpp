@@ -118,6 +118,14 @@ TEST(ParseJsonText, ANumberOutOfRangeIsAnInvalidArgument) {
   EXPECT_THAT(parsed.status().message(), Not(HasSubstr("json.exception")));
 }
 
+TEST(FieldReaders, AStringArrayNamesTheItemThatIsNotAString) {
+  json object = {{"aliases", {"Chengdu", "蓉城"}}, {"bad", {"a", 2}}, {"flat", "a,b"}};
+  EXPECT_EQ(*OptionalStringArray(object, "aliases", ""), (std::vector<std::string>{"Chengdu", "蓉城"}));
+  EXPECT_TRUE(OptionalStringArray(object, "missing", "")->empty());
+  EXPECT_EQ(OptionalStringArray(object, "bad", "entry").status().message(), "entry.bad[1]: must be a string");
+  EXPECT_EQ(OptionalStringArray(object, "flat", "").status().message(), "flat: must be an array");
+}
+
 TEST(FieldReaders, TreatAbsentAndNullAsNotGiven) {
   json object = {{"s", "x"}, {"n", nullptr}};
   EXPECT_EQ(*OptionalString(object, "s", ""), "x");
