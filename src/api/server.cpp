@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "core/version.h"
+#include "text/tokens.h"
 
 namespace cilia::api {
 
@@ -73,6 +74,14 @@ std::string Printable(std::string_view text, size_t max) {
   return out;
 }
 
+// 429, in the route's shape, with when to try again.
+Reply RateLimited(const std::string& limit, int64_t retry_after_s, ErrorStyle style) {
+  Reply refused = ErrorReply(
+      Status::Busy(fmt::format("this key is over its rate limit of {}; retry in {} s", limit, retry_after_s)), style);
+  refused.status = 429;
+  return std::move(refused).WithHeader("Retry-After", std::to_string(retry_after_s));
+}
+
 // Runs the handler so that nothing escapes it: an exception becomes a 500,
 // its detail only in the log.
 template <typename Call>
@@ -116,6 +125,8 @@ ServerOptions ServerOptions::FromConfig(const ServerConfig& server) {
   options.request_timeout_s = server.request_timeout_s;
   options.max_connections = static_cast<size_t>(server.max_connections);
   options.max_connections_per_peer = static_cast<size_t>(server.max_connections_per_peer);
+  options.rate_limit_requests_per_minute = server.rate_limit_requests_per_minute;
+  options.rate_limit_tokens_per_minute = server.rate_limit_tokens_per_minute;
   options.cors_origins = server.cors_origins;
   return options;
 }
@@ -135,6 +146,7 @@ GuardedHttpServer::Limits ConnectionLimits(const ServerOptions& options) {
 ApiServer::ApiServer(ServerOptions options, Authenticator authenticator)
     : options_(std::move(options)),
       authenticator_(std::move(authenticator)),
+      limiter_(options_.rate_limit_requests_per_minute, options_.rate_limit_tokens_per_minute, *options_.clock),
       http_(ConnectionLimits(options_), metrics_.Counter("cilia_http_connections_refused_total"),
             metrics_.Counter("cilia_http_requests_timed_out_total")) {
   // httplib's default adds SO_REUSEPORT, which would let a second server bind
@@ -263,6 +275,12 @@ Result<Reply> ApiServer::Answer(const Route& route, const httplib::Request& req,
       return principal.status();
     }
     who = std::move(*principal);
+    if (std::optional<int64_t> wait = limiter_.TakeRequest(who.key_id)) {
+      if (body) GuardedHttpServer::CloseAfterAnswer();
+      return RateLimited(fmt::format("{} requests per minute (server.rate_limit_requests_per_minute)",
+                                     limiter_.requests_per_minute()),
+                         *wait, route.style);
+    }
   }
   std::string text;
   if (body) {
@@ -272,6 +290,13 @@ Result<Reply> ApiServer::Answer(const Route& route, const httplib::Request& req,
       return read.status();
     }
     text = std::move(*read);
+  }
+  if (route.scope == Scope::kChat && !route.is_public) {
+    if (std::optional<int64_t> wait = limiter_.TakeTokens(who.key_id, text::EstimateTokens(text))) {
+      return RateLimited(fmt::format("{} tokens per minute (server.rate_limit_tokens_per_minute)",
+                                     limiter_.tokens_per_minute()),
+                         *wait, route.style);
+    }
   }
   return Shielded(req, [&] { return route.handler(Request{req, who, text, std::move(captures)}); });
 }

@@ -27,7 +27,9 @@
 #include "api/connections.h"
 #include "api/http_util.h"
 #include "api/metrics.h"
+#include "api/rate_limit.h"
 #include "api/reply.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/status.h"
 
@@ -53,6 +55,9 @@ struct ServerOptions {
   int request_timeout_s = 30;  // head and body, from the request's first byte
   size_t max_connections = 1024;
   size_t max_connections_per_peer = 128;  // 0: no cap
+  int64_t rate_limit_requests_per_minute = 0;  // per key; 0: none
+  int64_t rate_limit_tokens_per_minute = 0;    // per key, of chat request bodies; 0: none
+  const Clock* clock = &Clock::System();       // what the rate limits count time by
   std::vector<std::string> cors_origins;  // exact origins, or "*"
 
   static ServerOptions FromConfig(const ServerConfig& server);
@@ -123,6 +128,7 @@ class ApiServer {
 
   ServerOptions options_;
   Authenticator authenticator_;
+  RateLimiter limiter_;
   Metrics metrics_;
   GuardedHttpServer http_;
   std::deque<Route> routes_;  // a deque keeps labels at fixed addresses

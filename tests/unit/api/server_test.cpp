@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/clock.h"
 #include "core/version.h"
 #include "testing/raw_client.h"
 
@@ -279,6 +280,54 @@ TEST_F(ServerTest, ACompressedBodyIsCountedDecoded) {
   EXPECT_EQ(small->status, 200);
 }
 
+TEST_F(ServerTest, AKeyOverItsRateLimitIs429WithRetryAfter) {
+  FakeClock clock(1'780'000'000'000);
+  ServerOptions options;
+  options.rate_limit_requests_per_minute = 2;
+  options.clock = &clock;
+  Start(options);
+  for (int i = 0; i < 2; ++i) {
+    auto ok = Get("/v1/echo", reader_);
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->status, 200);
+  }
+  auto limited = Get("/v1/echo", reader_);
+  ASSERT_TRUE(limited);
+  json error = OpenAIError(limited, 429);
+  EXPECT_EQ(limited->get_header_value("Retry-After"), "30");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("rate_limit_requests_per_minute"));
+  auto anthropic = Post("/v1/messages", "{}", reader_);  // the same key, an Anthropic route
+  ASSERT_TRUE(anthropic);
+  EXPECT_EQ(anthropic->status, 429);
+  EXPECT_EQ(json::parse(anthropic->body)["type"], "error");
+  auto other = Get("/v1/echo", admin_);  // another key has its own allowance
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 200);
+  clock.Advance(30'000);
+  auto later = Get("/v1/echo", reader_);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->status, 200);
+}
+
+TEST_F(ServerTest, ChatBodiesCountAgainstTheTokenLimit) {
+  FakeClock clock(1'780'000'000'000);
+  ServerOptions options;
+  options.rate_limit_tokens_per_minute = 100;
+  options.clock = &clock;
+  Start(options);
+  const std::string big = "\"" + std::string(2000, 'a') + " " + std::string(2000, 'b') + "\"";
+  auto first = Post("/v1/messages", big, admin_);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200);
+  auto second = Post("/v1/messages", big, admin_);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 429);
+  EXPECT_TRUE(second->has_header("Retry-After"));
+  auto rest = Post("/v1/echo", big, admin_);  // not a chat route: no tokens counted
+  ASSERT_TRUE(rest);
+  EXPECT_EQ(rest->status, 200);
+}
+
 TEST_F(ServerTest, AnUnknownRouteIs404) {
   Start();
   json error = OpenAIError(Get("/v1/nothing-here", admin_), 404);
@@ -290,10 +339,12 @@ TEST_F(ServerTest, AKnownPathWithAnotherMethodIs405WithAllow) {
   Start();
   auto reply = client_->Put("/v1/echo", httplib::Headers{{"Authorization", "Bearer " + admin_}}, "{}",
                             "application/json");
+  ASSERT_TRUE(reply);
   json error = OpenAIError(reply, 405);
   EXPECT_EQ(reply->get_header_value("Allow"), "GET, POST");
   EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("PUT is not allowed on /v1/echo"));
   auto health = Post("/health", "{}");
+  ASSERT_TRUE(health);
   OpenAIError(health, 405);
   EXPECT_EQ(health->get_header_value("Allow"), "GET");
 }
