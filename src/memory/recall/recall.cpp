@@ -146,6 +146,8 @@ Result<RecallRequest> ParseRecallRequest(const nlohmann::json& body, const TimeZ
   if (r.query.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidArgument("query: must not be empty");
   }
+  // SQLite's full-text syntax has no NUL: the exact lane would fail on it.
+  if (r.query.find('\0') != std::string::npos) return Status::InvalidArgument("query: must not contain NUL (U+0000)");
   if (body.contains("limit") && !body["limit"].is_null()) {
     if (!body["limit"].is_number_integer()) {
       return Status::InvalidArgument(fmt::format("limit: must be an integer 1..{}", max_limit));

@@ -86,5 +86,18 @@ TEST_F(MemoryRoutesTest, ADeeplyNestedBodyIsA400NotACrash) {
   }
 }
 
+TEST_F(MemoryRoutesTest, ANulInAnExactQueryIsA400WithoutSql) {
+  ASSERT_NO_FATAL_FAILURE(Ingest({{"conversation_id", "c"},
+                                  {"messages",
+                                   {{{"id", "1"}, {"role", "user"}, {"content", "abc def"},
+                                     {"created_at", "2026-05-01T09:00:00+08:00"}}}}}));
+  const json body = {{"query", std::string("abc\0def", 7)}, {"exact", true}};
+  auto r = server_.client().Post("/v1/recall", server_.As(server_.reader), body.dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_THAT(r->body, HasSubstr("query: must not contain NUL"));
+  EXPECT_THAT(r->body, ::testing::Not(HasSubstr("SELECT")));
+}
+
 }  // namespace
 }  // namespace cilia::api
