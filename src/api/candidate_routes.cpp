@@ -65,9 +65,7 @@ void RegisterCandidateRoutes(ApiServer& server, memory::Registry& registry) {
                   if (status == "all") status.clear();
                   CILIA_ASSIGN_OR_RETURN(const store::PageRequest page, PageParams(req.http));
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto list, ns.store().Read([&](store::Database& db) {
-                      return store::ExcerptRepo(db).ListCandidates(status, page);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto list, memory::Candidates(ns).List(status, page));
                     CILIA_ASSIGN_OR_RETURN(json candidates, memory::CandidateListJson(ns, list));
                     return json{{"candidates", std::move(candidates)},
                                 {"next_cursor", NextCursor(list.size(), page, list.empty() ? 0 : list.back().id)}};

@@ -70,9 +70,7 @@ void RegisterExcerptRoutes(ApiServer& server, memory::Registry& registry) {
                   std::optional<std::string> fact_key;
                   if (req.http.has_param("fact_key")) fact_key = req.http.get_param_value("fact_key");
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto list, ns.store().Read([&](store::Database& db) {
-                      return store::ExcerptRepo(db).List(status, page, fact_key);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto list, memory::Excerpts(ns).List(status, page, fact_key));
                     CILIA_ASSIGN_OR_RETURN(json memories, memory::ExcerptListJson(ns, list));
                     return json{{"memories", std::move(memories)},
                                 {"next_cursor", NextCursor(list.size(), page, list.empty() ? 0 : list.back().id)}};

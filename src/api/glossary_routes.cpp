@@ -6,7 +6,7 @@
 #include "core/json_read.h"
 #include "memory/recall/boot.h"
 #include "memory/upkeep/precious.h"
-#include "store/glossary_repo.h"
+#include "memory/recall/glossary.h"
 
 namespace cilia::api {
 
@@ -59,9 +59,7 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/glossary", Scope::kMemoryRead,
                 [&registry](const Request& req) -> Result<Reply> {
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto entries, ns.store().Read([](store::Database& db) {
-                      return store::GlossaryRepo(db).List();
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto entries, memory::ListGlossary(ns));
                     json terms = json::array();
                     for (const auto& e : entries) terms.push_back(memory::GlossaryJson(e));
                     return json{{"terms", std::move(terms)}};
@@ -72,9 +70,7 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
                 [&registry](const Request& req) -> Result<Reply> {
                   const std::string& term = req.captures[0];
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto entry, ns.store().Read([&](store::Database& db) {
-                      return store::GlossaryRepo(db).Get(term);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto entry, memory::FindGlossaryTerm(ns, term));
                     if (!entry) return NoSuchTerm(term);
                     return memory::GlossaryJson(*entry);
                   });
@@ -84,9 +80,7 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
                 [&registry](const Request& req) -> Result<Reply> {
                   CILIA_ASSIGN_OR_RETURN(const store::GlossaryEntry entry, EntryOf(req, req.captures[0]));
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto stored, ns.store().Write([&](store::Database& db) {
-                      return store::GlossaryRepo(db).Put(entry, ns.clock().Now());
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto stored, memory::PutGlossaryTerm(ns, entry));
                     return memory::GlossaryJson(stored);
                   });
                 });
@@ -95,9 +89,7 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
                 [&registry](const Request& req) -> Result<Reply> {
                   const std::string& term = req.captures[0];
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(bool deleted, ns.store().Write([&](store::Database& db) {
-                      return store::GlossaryRepo(db).Delete(term);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(bool deleted, memory::DeleteGlossaryTerm(ns, term));
                     if (!deleted) return NoSuchTerm(term);
                     return json{{"deleted", true}, {"term", term}};
                   });
@@ -106,9 +98,7 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/precious", Scope::kMemoryRead,
                 [&registry](const Request& req) -> Result<Reply> {
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto passages, ns.store().Read([](store::Database& db) {
-                      return store::PreciousRepo(db).List();
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto passages, memory::ListPrecious(ns));
                     json list = json::array();
                     for (const auto& p : passages) list.push_back(memory::PreciousJson(p));
                     return json{{"precious", std::move(list)}};

@@ -3,7 +3,6 @@
 #include "api/route_support.h"
 #include "core/json_write.h"
 #include "memory/upkeep/jobs.h"
-#include "store/digest_repo.h"
 
 namespace cilia::api {
 
@@ -34,21 +33,22 @@ void RegisterJobRoutes(ApiServer& server, memory::Registry& registry) {
                   std::optional<std::string> job;
                   if (req.http.has_param("job")) job = req.http.get_param_value("job");
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    return ns.store().Read([&](store::Database& db) -> Result<json> {
-                      CILIA_ASSIGN_OR_RETURN(auto runs, store::JobRunRepo(db).List(
-                                                            job, cursor > 0 ? std::optional<int64_t>(cursor) : std::nullopt,
-                                                            static_cast<int>(limit)));
-                      CILIA_ASSIGN_OR_RETURN(auto failed, store::DigestRepo(db).FailedItems(20));
-                      json out = {{"runs", json::array()}, {"next_cursor", nullptr}, {"failed_items", json::array()}};
-                      for (const auto& run : runs) out["runs"].push_back(JobRunJson(run));
-                      if (static_cast<int64_t>(runs.size()) == limit) out["next_cursor"] = std::to_string(runs.back().id);
-                      for (const auto& item : failed) {
-                        out["failed_items"].push_back({{"item", item.item}, {"attempts", item.attempts},
-                                                       {"error", item.error},
-                                                       {"updated_at", FormatRfc3339(item.updated_at)}});
-                      }
-                      return out;
-                    });
+                    CILIA_ASSIGN_OR_RETURN(
+                        memory::JobHistory history,
+                        memory::ListJobRuns(ns, job, cursor > 0 ? std::optional<int64_t>(cursor) : std::nullopt,
+                                            static_cast<int>(limit), /*failed_limit=*/20));
+                    json out = {{"runs", json::array()}, {"next_cursor", nullptr}, {"failed_items", json::array()}};
+                    for (const auto& run : history.runs) out["runs"].push_back(JobRunJson(run));
+                    if (static_cast<int64_t>(history.runs.size()) == limit) {
+                      out["next_cursor"] = std::to_string(history.runs.back().id);
+                    }
+                    for (const auto& item : history.failed_items) {
+                      out["failed_items"].push_back({{"item", item.item},
+                                                     {"attempts", item.attempts},
+                                                     {"error", item.error},
+                                                     {"updated_at", FormatRfc3339(item.updated_at)}});
+                    }
+                    return out;
                   });
                 });
 

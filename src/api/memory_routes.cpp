@@ -7,7 +7,6 @@
 #include "memory/archive/archive.h"
 #include "ingest/ingest_request.h"
 #include "memory/recall/recall.h"
-#include "store/message_repo.h"
 
 namespace cilia::api {
 
@@ -68,9 +67,8 @@ void RegisterMemoryRoutes(ApiServer& server, memory::Registry& registry) {
                     after = {updated, id};
                   }
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto convs, ns.store().Read([&](store::Database& db) {
-                      return store::MessageRepo(db).ListConversations(static_cast<int>(limit) + 1, after);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto convs,
+                                           memory::Archive(ns).Conversations(static_cast<int>(limit) + 1, after));
                     json list = json::array();
                     json next = nullptr;
                     for (size_t i = 0; i < convs.size(); ++i) {
@@ -91,22 +89,18 @@ void RegisterMemoryRoutes(ApiServer& server, memory::Registry& registry) {
                   CILIA_ASSIGN_OR_RETURN(const int64_t limit, IntParam(req.http, "limit", 100, 1, 1000));
                   CILIA_ASSIGN_OR_RETURN(const int64_t from, IntParam(req.http, "cursor", 0, 0, INT32_MAX));
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    return ns.store().Read([&](store::Database& db) -> Result<json> {
-                      store::MessageRepo repo(db);
-                      CILIA_ASSIGN_OR_RETURN(auto conv, repo.FindConversation(cid));
-                      if (!conv) return Status::NotFound(fmt::format("conversation \"{}\" does not exist", cid));
-                      CILIA_ASSIGN_OR_RETURN(auto msgs, repo.MessagesFrom(conv->id, static_cast<int>(from), static_cast<int>(limit) + 1));
-                      json list = json::array();
-                      json next = nullptr;
-                      for (size_t i = 0; i < msgs.size(); ++i) {
-                        if (static_cast<int64_t>(i) == limit) {
-                          next = std::to_string(msgs[i].seq);
-                          break;
-                        }
-                        list.push_back(MessageJson(msgs[i], cid, ns.tz()));
+                    CILIA_ASSIGN_OR_RETURN(auto msgs,
+                                           memory::Archive(ns).Messages(cid, from, static_cast<int>(limit) + 1));
+                    json list = json::array();
+                    json next = nullptr;
+                    for (size_t i = 0; i < msgs.size(); ++i) {
+                      if (static_cast<int64_t>(i) == limit) {
+                        next = std::to_string(msgs[i].seq);
+                        break;
                       }
-                      return json{{"conversation_id", cid}, {"messages", std::move(list)}, {"next_cursor", next}};
-                    });
+                      list.push_back(MessageJson(msgs[i], cid, ns.tz()));
+                    }
+                    return json{{"conversation_id", cid}, {"messages", std::move(list)}, {"next_cursor", next}};
                   });
                 });
 

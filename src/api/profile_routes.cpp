@@ -4,7 +4,7 @@
 
 #include "api/route_support.h"
 #include "core/json_read.h"
-#include "store/profile_version_repo.h"
+#include "memory/recall/profile.h"
 
 namespace cilia::api {
 
@@ -36,9 +36,7 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/profile", Scope::kMemoryRead,
                 [&registry](const Request& req) -> Result<Reply> {
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto documents, ns.store().Read([](store::Database& db) {
-                      return store::ProfileRepo(db).List();
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto documents, memory::ListProfile(ns));
                     json list = json::array();
                     for (const store::ProfileDocument& document : documents)
                       list.push_back(ProfileDocumentJson(document));
@@ -51,9 +49,7 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                   const std::string& name = req.captures[0];
                   CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto document, ns.store().Read([&](store::Database& db) {
-                      return store::ProfileRepo(db).Get(name);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto document, memory::FindProfileDocument(ns, name));
                     if (!document) return NoSuchDocument(name);
                     return ProfileDocumentJson(*document);
                   });
@@ -65,10 +61,7 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                   CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
                   CILIA_ASSIGN_OR_RETURN(std::string content, ContentField(req));
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    store::ProfileDocument document{name, std::move(content), ns.clock().Now()};
-                    CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) {
-                      return store::ProfileRepo(db).Put(document.name, document.content, document.updated_at);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto document, memory::PutProfileDocument(ns, name, std::move(content)));
                     return ProfileDocumentJson(document);
                   });
                 });
@@ -78,9 +71,7 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                   const std::string& name = req.captures[0];
                   CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto versions, ns.store().Read([&](store::Database& db) {
-                      return store::ProfileVersionRepo(db).Of(name);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto versions, memory::ProfileVersions(ns, name));
                     json list = json::array();
                     for (const store::ProfileVersion& v : versions) {
                       list.push_back({{"id", v.id}, {"content", v.content}, {"updated_at", FormatRfc3339(v.updated_at)}});
@@ -94,9 +85,7 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                   const std::string& name = req.captures[0];
                   CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(bool deleted, ns.store().Write([&](store::Database& db) {
-                      return store::ProfileRepo(db).Delete(name);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(bool deleted, memory::DeleteProfileDocument(ns, name));
                     if (!deleted) return NoSuchDocument(name);
                     return json{{"deleted", true}, {"name", name}};
                   });

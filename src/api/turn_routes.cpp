@@ -1,6 +1,7 @@
 #include "api/turn_routes.h"
 
 #include "api/route_support.h"
+#include "memory/turns.h"
 
 namespace cilia::api {
 
@@ -68,9 +69,8 @@ void RegisterTurnRoutes(ApiServer& server, memory::Registry& registry) {
                   std::optional<std::string> conversation_id;
                   if (std::string id = req.http.get_param_value("conversation_id"); !id.empty()) conversation_id = id;
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto turns, ns.store().Read([&](store::Database& db) {
-                      return store::TurnRepo(db).List(conversation_id, before_id, static_cast<int>(limit) + 1);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(
+                        auto turns, memory::ListTurns(ns, conversation_id, before_id, static_cast<int>(limit) + 1));
                     json next = nullptr;
                     if (turns.size() > static_cast<size_t>(limit)) {
                       turns.pop_back();
@@ -90,9 +90,7 @@ void RegisterTurnRoutes(ApiServer& server, memory::Registry& registry) {
                   const std::string first_day =
                       AddDays(registry.tz().LocalDate(registry.clock().Now()), -static_cast<int>(days - 1)).ToString();
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto stats, ns.store().Read([&](store::Database& db) {
-                      return store::TurnRepo(db).CacheStatsSince(first_day);
-                    }));
+                    CILIA_ASSIGN_OR_RETURN(auto stats, memory::CacheStatsSince(ns, first_day));
                     json list = json::array();
                     for (const auto& day : stats) list.push_back(CacheStatsJson(day));
                     return json{{"first_day", first_day}, {"days", std::move(list)}};

@@ -412,4 +412,20 @@ Status Archive::Reindex() {
   return Purge();
 }
 
+Result<std::vector<store::ConversationRecord>> Archive::Conversations(
+    int limit, std::optional<std::pair<int64_t, int64_t>> after) {
+  return ns_.store().Read(
+      [&](store::Database& db) { return store::MessageRepo(db).ListConversations(limit, after); });
+}
+
+Result<std::vector<store::MessageRecord>> Archive::Messages(const std::string& conversation_id, int64_t from,
+                                                            int limit) {
+  return ns_.store().Read([&](store::Database& db) -> Result<std::vector<store::MessageRecord>> {
+    store::MessageRepo repo(db);
+    CILIA_ASSIGN_OR_RETURN(auto conversation, repo.FindConversation(conversation_id));
+    if (!conversation) return Status::NotFound(fmt::format("conversation \"{}\" does not exist", conversation_id));
+    return repo.MessagesFrom(conversation->id, from, limit);
+  });
+}
+
 }  // namespace cilia::memory

@@ -55,6 +55,14 @@ class Archive {
   // Drops and rebuilds every window of every conversation (derived data only).
   Status Reindex();
 
+  // Conversations by last update, newest first; `after` is the (updated_at,
+  // row id) of the last one of the page before.
+  Result<std::vector<store::ConversationRecord>> Conversations(int limit,
+                                                               std::optional<std::pair<int64_t, int64_t>> after);
+  // At most `limit` messages of the conversation from seq `from` on; NotFound
+  // when there is no such conversation.
+  Result<std::vector<store::MessageRecord>> Messages(const std::string& conversation_id, int64_t from, int limit);
+
  private:
   // What re-windowing a conversation's tail changed, for the caches once
   // it is committed; `vectors` are those of `added` (local embedder only).

@@ -233,6 +233,11 @@ Result<std::optional<store::ExcerptRecord>> Excerpts::Get(int64_t id) {
   return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).Get(id); });
 }
 
+Result<std::vector<store::ExcerptRecord>> Excerpts::List(const std::string& status, const store::PageRequest& page,
+                                                          const std::optional<std::string>& fact_key) {
+  return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).List(status, page, fact_key); });
+}
+
 Result<CheckedQuote> Excerpts::CheckQuote(const NewExcerpt& item) {
   return ns_.store().Read([&](store::Database& db) -> Result<CheckedQuote> {
     store::MessageRepo messages(db);

@@ -103,6 +103,9 @@ class Excerpts {
   explicit Excerpts(Namespace& ns) : ns_(ns) {}
 
   Result<std::optional<store::ExcerptRecord>> Get(int64_t id);
+  // A page, newest first; `status` "" for all, `fact_key` to keep one key's.
+  Result<std::vector<store::ExcerptRecord>> List(const std::string& status, const store::PageRequest& page,
+                                                 const std::optional<std::string>& fact_key);
   Result<store::ExcerptRecord> Create(const NewExcerpt& item, const std::string& who);
   // With a fact_key held by an active excerpt: that excerpt takes the new
   // values (one "update" in its history), else a new one is created. An
