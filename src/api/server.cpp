@@ -131,6 +131,8 @@ ServerOptions ServerOptions::FromConfig(const ServerConfig& server) {
   return options;
 }
 
+namespace {
+
 GuardedHttpServer::Limits ConnectionLimits(const ServerOptions& options) {
   GuardedHttpServer::Limits limits;
   limits.threads = static_cast<size_t>(std::max(1, options.threads));
@@ -142,6 +144,8 @@ GuardedHttpServer::Limits ConnectionLimits(const ServerOptions& options) {
   limits.keep_alive_timeout = std::chrono::seconds(options.keep_alive_timeout_s);
   return limits;
 }
+
+}  // namespace
 
 ApiServer::ApiServer(ServerOptions options, Authenticator authenticator)
     : options_(std::move(options)),
@@ -226,6 +230,11 @@ void ApiServer::HandlePublic(const std::string& method, const std::string& patte
 void ApiServer::Dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* body) {
   const std::string_view path = RawPath(req);
   const std::string method = req.method == "HEAD" ? "GET" : req.method;
+  // A GET that carries a body anyway: nothing reads it, so the connection
+  // must not carry it on to be read as the next request.
+  if (!body && (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))) {
+    GuardedHttpServer::CloseAfterAnswer();
+  }
   std::vector<std::string> allowed;  // methods of the routes whose path matches
   for (const Route& route : routes_) {
     std::match_results<std::string_view::const_iterator> match;
