@@ -22,7 +22,9 @@ Status NoSuchDocument(const std::string& name) {
 Result<std::string> ContentField(const Request& req) {
   CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
   // An empty document is a document; only a missing one is refused.
-  if (!body.contains("content")) return cilia::json::FieldError("content", "is required: the document's markdown");
+  if (!body.contains("content") || body["content"].is_null()) {
+    return cilia::json::FieldError("content", "is required: the document's markdown");
+  }
   return cilia::json::OptionalString(body, "content", "");
 }
 
