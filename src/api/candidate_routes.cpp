@@ -4,6 +4,7 @@
 
 #include "api/excerpt_routes.h"
 #include "api/route_support.h"
+#include "core/json_read.h"
 #include "memory/excerpts/candidates.h"
 
 namespace cilia::api {
@@ -21,29 +22,26 @@ Result<json> CandidateJson(memory::Namespace& ns, int64_t id) {
   return list.front();
 }
 
-Result<int64_t> TargetId(const httplib::Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
-  const json target = body.is_object() ? body.value("target_id", json()) : json();
-  auto id = target.is_string() ? memory::ParseExcerptId(target.get<std::string>()) : std::nullopt;
-  if (!id) return Status::InvalidArgument("target_id: required, the id of a memory (x_12)");
+Result<int64_t> TargetId(const Request& req) {
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
+  CILIA_ASSIGN_OR_RETURN(std::string target, cilia::json::RequiredString(body, "target_id", ""));
+  auto id = memory::ParseExcerptId(target);
+  if (!id) return cilia::json::FieldError("target_id", "the id of a memory, like x_12");
   return *id;
 }
 
 using Decision = std::function<Result<std::optional<store::ExcerptRecord>>(memory::Candidates&, int64_t,
-                                                                           const httplib::Request&, const std::string&)>;
+                                                                           const Request&, const std::string&)>;
 
 void HandleDecision(ApiServer& server, memory::Registry& registry, const char* name, Decision decide) {
   server.Handle("POST", std::string(kCandidatePath) + "/" + name, Scope::kMemoryWrite,
-                [&registry, decide](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string raw = req.matches[1];
+                [&registry, decide](const Request& req) -> Result<Reply> {
+                  const std::string& raw = req.captures[0];
                   auto id = memory::ParseCandidateId(raw);
-                  if (!id) {
-                    return ReplyError(res, Status::NotFound(fmt::format(
-                                               "no candidate \"{}\" (candidate ids look like c_7)", raw)));
-                  }
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
+                  if (!id) return Status::NotFound(fmt::format("no candidate \"{}\" (candidate ids look like c_7)", raw));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     memory::Candidates candidates(ns);
-                    CILIA_ASSIGN_OR_RETURN(auto excerpt, decide(candidates, *id, req, AuthorOf(who)));
+                    CILIA_ASSIGN_OR_RETURN(auto excerpt, decide(candidates, *id, req, AuthorOf(req.who)));
                     CILIA_ASSIGN_OR_RETURN(json candidate, CandidateJson(ns, *id));
                     json out = {{"candidate", std::move(candidate)}};
                     if (excerpt) {
@@ -58,45 +56,41 @@ void HandleDecision(ApiServer& server, memory::Registry& registry, const char* n
 
 void RegisterCandidateRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/candidates", Scope::kMemoryRead,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  std::string status = req.has_param("status") ? req.get_param_value("status") : "pending";
+                [&registry](const Request& req) -> Result<Reply> {
+                  std::string status = req.http.has_param("status") ? req.http.get_param_value("status") : "pending";
                   if (status != "pending" && status != "approved" && status != "discarded" && status != "merged" &&
                       status != "all") {
-                    return ReplyError(res, Status::InvalidArgument(
-                                               "status: one of pending, approved, discarded, merged, all"));
+                    return Status::InvalidArgument("status: one of pending, approved, discarded, merged, all");
                   }
                   if (status == "all") status.clear();
-                  auto page = PageParams(req);
-                  if (!page.ok()) return ReplyError(res, page.status());
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto list, ns.store().Read([&](store::Database& db) {
-                      return store::ExcerptRepo(db).ListCandidates(status, *page);
-                    }));
+                  CILIA_ASSIGN_OR_RETURN(const store::PageRequest page, PageParams(req.http));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto list, memory::Candidates(ns).List(status, page));
                     CILIA_ASSIGN_OR_RETURN(json candidates, memory::CandidateListJson(ns, list));
                     return json{{"candidates", std::move(candidates)},
-                                {"next_cursor", NextCursor(list.size(), *page, list.empty() ? 0 : list.back().id)}};
+                                {"next_cursor", NextCursor(list.size(), page, list.empty() ? 0 : list.back().id)}};
                   });
                 });
 
   using Out = Result<std::optional<store::ExcerptRecord>>;
   HandleDecision(server, registry, "approve",
-                 [](memory::Candidates& c, int64_t id, const httplib::Request&, const std::string& who) -> Out {
+                 [](memory::Candidates& c, int64_t id, const Request&, const std::string& who) -> Out {
                    CILIA_ASSIGN_OR_RETURN(auto e, c.Approve(id, who));
                    return std::optional<store::ExcerptRecord>(std::move(e));
                  });
   HandleDecision(server, registry, "discard",
-                 [](memory::Candidates& c, int64_t id, const httplib::Request&, const std::string& who) -> Out {
+                 [](memory::Candidates& c, int64_t id, const Request&, const std::string& who) -> Out {
                    CILIA_RETURN_IF_ERROR(c.Discard(id, who));
                    return std::optional<store::ExcerptRecord>();
                  });
   HandleDecision(server, registry, "merge",
-                 [](memory::Candidates& c, int64_t id, const httplib::Request& req, const std::string& who) -> Out {
+                 [](memory::Candidates& c, int64_t id, const Request& req, const std::string& who) -> Out {
                    CILIA_ASSIGN_OR_RETURN(int64_t target, TargetId(req));
                    CILIA_ASSIGN_OR_RETURN(auto e, c.Merge(id, target, who));
                    return std::optional<store::ExcerptRecord>(std::move(e));
                  });
   HandleDecision(server, registry, "supersede",
-                 [](memory::Candidates& c, int64_t id, const httplib::Request& req, const std::string& who) -> Out {
+                 [](memory::Candidates& c, int64_t id, const Request& req, const std::string& who) -> Out {
                    CILIA_ASSIGN_OR_RETURN(int64_t target, TargetId(req));
                    CILIA_ASSIGN_OR_RETURN(auto e, c.Supersede(id, target, who));
                    return std::optional<store::ExcerptRecord>(std::move(e));

@@ -88,40 +88,41 @@ class StreamPump : public gateway::ChatSink {
   std::atomic<bool> gone_{false};
 };
 
-json UpstreamErrorJson(const Status& status, gateway::Wire wire, int* http_status) {
+// An upstream's refusal, relayed as the upstream said it (status and type)
+// in the client's shape, as ChatService::Complete does for whole answers.
+Reply UpstreamRefusal(const Status& status, gateway::Wire wire) {
   const llm::UpstreamError error = llm::UpstreamErrorOf(status);
-  *http_status = error.http_status;
-  return wire == gateway::Wire::kAnthropic ? llm::AnthropicErrorBody(error) : llm::OpenAIErrorBody(error);
+  return Reply::Json(wire == gateway::Wire::kAnthropic ? llm::AnthropicErrorBody(error) : llm::OpenAIErrorBody(error),
+                     error.http_status);
 }
 
-void ServeChat(gateway::ChatService& service, const Config& config, gateway::ChatEndpoint endpoint, ErrorStyle style,
-               const httplib::Request& req, httplib::Response& res, const Principal& who) {
-  auto body = ParseJsonBody(req);
-  if (!body.ok()) return ReplyError(res, body.status(), style);
+Result<Reply> ServeChat(gateway::ChatService& service, const Config& config, gateway::ChatEndpoint endpoint,
+                        ErrorStyle style, const Request& req) {
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
   gateway::ChatCall call;
   call.endpoint = endpoint;
-  call.body = std::move(*body);
-  call.conversation_header = req.get_header_value("X-Cilia-Conversation");
-  if (req.has_header("anthropic-beta")) call.forward_headers.emplace_back("anthropic-beta", req.get_header_value("anthropic-beta"));
-  call.name_space = who.name_space;
-  call.features = store::ApplyOverrides(config.features, who.features);
+  call.body = std::move(body);
+  call.conversation_header = req.http.get_header_value("X-Cilia-Conversation");
+  if (req.http.has_header("anthropic-beta")) {
+    call.forward_headers.emplace_back("anthropic-beta", req.http.get_header_value("anthropic-beta"));
+  }
+  call.name_space = req.who.name_space;
+  call.features = store::ApplyOverrides(config.features, req.who.features);
 
   auto turn = service.Prepare(std::move(call));
   if (!turn.ok()) {
     // Upstream failures while preparing (the guide-dog's vision call) keep their status.
     if (llm::IsUpstreamFailure(turn.status())) {
-      int status = 502;
-      const gateway::Wire wire = style == ErrorStyle::kAnthropic ? gateway::Wire::kAnthropic : gateway::Wire::kOpenAI;
-      const json error = UpstreamErrorJson(turn.status(), wire, &status);
-      return ReplyJson(res, status, error);
+      return UpstreamRefusal(turn.status(),
+                             style == ErrorStyle::kAnthropic ? gateway::Wire::kAnthropic : gateway::Wire::kOpenAI);
     }
-    return ReplyError(res, turn.status(), style);
+    return turn.status();
   }
   std::shared_ptr<gateway::PreparedTurn> prepared = *turn;
   const gateway::Wire wire = gateway::ChatService::ClientWire(*prepared);
   if (!gateway::ChatService::WantsStream(*prepared)) {
     gateway::ChatReply reply = service.Complete(*prepared);
-    return ReplyJson(res, reply.http_status, reply.body);
+    return Reply::Json(reply.body, reply.http_status);
   }
 
   auto pump = std::make_shared<StreamPump>();
@@ -129,20 +130,16 @@ void ServeChat(gateway::ChatService& service, const Config& config, gateway::Cha
   if (!started.ok()) return ReplyError(res, started, style);
   if (!pump->WaitForStart()) {
     const Status outcome = pump->outcome();
-    int status = 502;
-    json error = outcome.ok() ? json{{"error", {{"message", "the upstream sent an empty stream"}, {"type", "upstream_error"}, {"code", nullptr}}}}
-                              : UpstreamErrorJson(outcome, wire, &status);
-    return ReplyJson(res, status, error);
+    return UpstreamRefusal(outcome.ok() ? Status::Unavailable("the upstream sent an empty stream") : outcome, wire);
   }
-  res.set_header("Cache-Control", "no-cache");
-  res.set_header("X-Accel-Buffering", "no");
   const std::chrono::seconds idle(config.gateway.keepalive_s);
-  res.set_chunked_content_provider(
-      "text/event-stream",
-      [pump, idle](size_t, httplib::DataSink& sink) { return pump->Drain(sink, idle); },
-      [pump](bool success) {
-        if (!success) pump->MarkGone();
-      });
+  return Reply::Stream(
+             "text/event-stream", [pump, idle](httplib::DataSink& sink) { return pump->Drain(sink, idle); },
+             [pump](bool success) {
+               if (!success) pump->MarkGone();
+             })
+      .WithHeader("Cache-Control", "no-cache")
+      .WithHeader("X-Accel-Buffering", "no");
 }
 
 json ModelList(const Config& config, bool anthropic_shape) {
@@ -165,9 +162,8 @@ json ModelList(const Config& config, bool anthropic_shape) {
 void RegisterChatRoutes(ApiServer& server, gateway::ChatService& service, const Config& config) {
   auto route = [&](const char* path, gateway::ChatEndpoint endpoint, ErrorStyle style) {
     server.Handle("POST", path, Scope::kChat,
-                  [&service, &config, endpoint, style](const httplib::Request& req, httplib::Response& res,
-                                                       const Principal& who) {
-                    ServeChat(service, config, endpoint, style, req, res, who);
+                  [&service, &config, endpoint, style](const Request& req) {
+                    return ServeChat(service, config, endpoint, style, req);
                   },
                   style);
   };
@@ -177,8 +173,8 @@ void RegisterChatRoutes(ApiServer& server, gateway::ChatService& service, const 
   route("/v1/responses", gateway::ChatEndpoint::kResponses, ErrorStyle::kOpenAI);
   // Anthropic's SDKs send anthropic-version; they get the list in their shape.
   server.Handle("GET", "/v1/models", Scope::kChat,
-                [&config](const httplib::Request& req, httplib::Response& res, const Principal&) {
-                  ReplyJson(res, 200, ModelList(config, req.has_header("anthropic-version")));
+                [&config](const Request& req) -> Result<Reply> {
+                  return Reply::Json(ModelList(config, req.http.has_header("anthropic-version")));
                 });
 }
 

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include "api/route_support.h"
+#include "core/json_read.h"
 #include "memory/recall/boot.h"
 #include "memory/upkeep/precious.h"
-#include "store/glossary_repo.h"
+#include "memory/recall/glossary.h"
 
 namespace cilia::api {
 
@@ -24,35 +25,13 @@ std::string Trim(std::string_view text) {
   return std::string(text.substr(begin, text.find_last_not_of(space) - begin + 1));
 }
 
-Result<std::vector<std::string>> StringList(const json& body, const char* field) {
-  std::vector<std::string> out;
-  auto it = body.find(field);
-  if (it == body.end() || it->is_null()) return out;
-  if (!it->is_array()) return Status::InvalidArgument(fmt::format("{}: must be an array of strings", field));
-  for (const json& item : *it) {
-    if (!item.is_string()) return Status::InvalidArgument(fmt::format("{}: must be an array of strings", field));
-    out.push_back(item.get<std::string>());
-  }
-  return out;
-}
-
-Result<json> ObjectBody(const httplib::Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
-  if (!body.is_object()) return Status::InvalidArgument("the body must be a JSON object");
-  return body;
-}
-
 // The entry a PUT body describes for `term`.
-Result<store::GlossaryEntry> EntryOf(const httplib::Request& req, const std::string& term) {
-  CILIA_ASSIGN_OR_RETURN(json body, ObjectBody(req));
+Result<store::GlossaryEntry> EntryOf(const Request& req, const std::string& term) {
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
   store::GlossaryEntry entry;
   entry.term = Trim(term);
-  auto definition = body.find("definition");
-  if (definition == body.end() || !definition->is_string()) {
-    return Status::InvalidArgument("definition: required, a string");
-  }
-  entry.definition = definition->get<std::string>();
-  CILIA_ASSIGN_OR_RETURN(auto aliases, StringList(body, "aliases"));
+  CILIA_ASSIGN_OR_RETURN(entry.definition, cilia::json::RequiredString(body, "definition", ""));
+  CILIA_ASSIGN_OR_RETURN(auto aliases, cilia::json::OptionalStringArray(body, "aliases", ""));
   for (const std::string& alias : aliases) {
     std::string trimmed = Trim(alias);
     if (!trimmed.empty() && std::find(entry.aliases.begin(), entry.aliases.end(), trimmed) == entry.aliases.end()) {
@@ -63,21 +42,14 @@ Result<store::GlossaryEntry> EntryOf(const httplib::Request& req, const std::str
   return entry;
 }
 
-Result<memory::PinRequest> PinOf(const httplib::Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ObjectBody(req));
+Result<memory::PinRequest> PinOf(const Request& req) {
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
   memory::PinRequest pin;
-  auto conversation = body.find("conversation_id");
-  if (conversation == body.end() || !conversation->is_string()) {
-    return Status::InvalidArgument("conversation_id: required, a string");
-  }
-  pin.conversation_id = conversation->get<std::string>();
-  CILIA_ASSIGN_OR_RETURN(pin.message_ids, StringList(body, "message_ids"));
-  for (const char* field : {"content", "author"}) {
-    auto it = body.find(field);
-    if (it == body.end() || it->is_null()) continue;
-    if (!it->is_string()) return Status::InvalidArgument(fmt::format("{}: must be a string", field));
-    (std::string_view(field) == "content" ? pin.content : pin.author) = it->get<std::string>();
-  }
+  CILIA_ASSIGN_OR_RETURN(pin.conversation_id, cilia::json::RequiredString(body, "conversation_id", ""));
+  CILIA_ASSIGN_OR_RETURN(pin.message_ids, cilia::json::OptionalStringArray(body, "message_ids", ""));
+  CILIA_ASSIGN_OR_RETURN(pin.content, cilia::json::OptionalString(body, "content", ""));
+  CILIA_ASSIGN_OR_RETURN(std::string author, cilia::json::OptionalString(body, "author", ""));
+  if (!author.empty()) pin.author = std::move(author);  // else the default, owner
   return pin;
 }
 
@@ -85,11 +57,9 @@ Result<memory::PinRequest> PinOf(const httplib::Request& req) {
 
 void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/glossary", Scope::kMemoryRead,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto entries, ns.store().Read([](store::Database& db) {
-                      return store::GlossaryRepo(db).List();
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto entries, memory::ListGlossary(ns));
                     json terms = json::array();
                     for (const auto& e : entries) terms.push_back(memory::GlossaryJson(e));
                     return json{{"terms", std::move(terms)}};
@@ -97,47 +67,38 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("GET", kTermPath, Scope::kMemoryRead,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string term = req.matches[1];
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto entry, ns.store().Read([&](store::Database& db) {
-                      return store::GlossaryRepo(db).Get(term);
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& term = req.captures[0];
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto entry, memory::FindGlossaryTerm(ns, term));
                     if (!entry) return NoSuchTerm(term);
                     return memory::GlossaryJson(*entry);
                   });
                 });
 
   server.Handle("PUT", kTermPath, Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto entry = EntryOf(req, req.matches[1]);
-                  if (!entry.ok()) return ReplyError(res, entry.status());
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto stored, ns.store().Write([&](store::Database& db) {
-                      return store::GlossaryRepo(db).Put(*entry, ns.clock().Now());
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  CILIA_ASSIGN_OR_RETURN(const store::GlossaryEntry entry, EntryOf(req, req.captures[0]));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto stored, memory::PutGlossaryTerm(ns, entry));
                     return memory::GlossaryJson(stored);
                   });
                 });
 
   server.Handle("DELETE", kTermPath, Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string term = req.matches[1];
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(bool deleted, ns.store().Write([&](store::Database& db) {
-                      return store::GlossaryRepo(db).Delete(term);
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& term = req.captures[0];
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(bool deleted, memory::DeleteGlossaryTerm(ns, term));
                     if (!deleted) return NoSuchTerm(term);
                     return json{{"deleted", true}, {"term", term}};
                   });
                 });
 
   server.Handle("GET", "/v1/precious", Scope::kMemoryRead,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto passages, ns.store().Read([](store::Database& db) {
-                      return store::PreciousRepo(db).List();
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto passages, memory::ListPrecious(ns));
                     json list = json::array();
                     for (const auto& p : passages) list.push_back(memory::PreciousJson(p));
                     return json{{"precious", std::move(list)}};
@@ -145,19 +106,16 @@ void RegisterGlossaryRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("POST", "/v1/precious", Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto pin = PinOf(req);
-                  if (!pin.ok()) return ReplyError(res, pin.status());
-                  auto ns = registry.Get(who.name_space);
-                  if (!ns.ok()) return ReplyError(res, ns.status());
-                  auto passage = memory::Pin(**ns, *pin, (*ns)->clock().Now());
-                  if (!passage.ok()) return ReplyError(res, passage.status());
-                  ReplyJson(res, 201, memory::PreciousJson(*passage));
+                [&registry](const Request& req) -> Result<Reply> {
+                  CILIA_ASSIGN_OR_RETURN(const memory::PinRequest pin, PinOf(req));
+                  CILIA_ASSIGN_OR_RETURN(std::shared_ptr<memory::Namespace> ns, registry.Get(req.who.name_space));
+                  CILIA_ASSIGN_OR_RETURN(auto passage, memory::Pin(*ns, pin, ns->clock().Now()));
+                  return Reply::Json(memory::PreciousJson(passage), 201);
                 });
 
   server.Handle("GET", "/v1/boot", Scope::kMemoryRead,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) {
+                [&registry](const Request& req) -> Result<Reply> {
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) {
                     return memory::BootPack(ns, ns.clock().Now());
                   });
                 });

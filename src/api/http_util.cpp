@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/mcp/jsonrpc.h"
+#include "core/json_read.h"
 #include "text/utf8.h"
 
 namespace cilia::api {
@@ -71,42 +72,60 @@ Code CodeForHttpStatus(int http_status) {
   }
 }
 
-void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body) {
-  res.status = status;
-  // Replace rather than throw on invalid UTF-8: a reply is never lost to it.
-  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
-}
-
-void ReplyError(httplib::Response& res, const Status& status, ErrorStyle style) {
+Reply ErrorReply(const Status& status, ErrorStyle style) {
   nlohmann::json body;
-  if (status.code() == Code::kUnauthenticated) res.set_header("WWW-Authenticate", "Bearer realm=\"cilia\"");
-  if (style == ErrorStyle::kJsonRpc) {
-    body = mcp::ErrorResponse(nullptr, {mcp::RpcCodeFor(status.code()), status.message(), nullptr});
-  } else if (style == ErrorStyle::kAnthropic) {
-    body = {{"type", "error"}, {"error", {{"type", AnthropicErrorType(status.code())}, {"message", status.message()}}}};
-  } else {
-    body = {{"error",
-             {{"message", status.message()}, {"type", OpenAIErrorType(status.code())}, {"code", CodeName(status.code())}}}};
+  switch (style) {
+    case ErrorStyle::kJsonRpc:
+      body = mcp::ErrorResponse(nullptr, {mcp::RpcCodeFor(status.code()), status.message(), nullptr});
+      break;
+    case ErrorStyle::kAnthropic:
+      body = {{"type", "error"}, {"error", {{"type", AnthropicErrorType(status.code())}, {"message", status.message()}}}};
+      break;
+    case ErrorStyle::kOpenAI:
+      body = {{"error",
+               {{"message", status.message()}, {"type", OpenAIErrorType(status.code())}, {"code", CodeName(status.code())}}}};
+      break;
   }
-  ReplyJson(res, HttpStatusFor(status.code()), body);
+  Reply reply = Reply::Json(body, HttpStatusFor(status.code()));
+  if (status.code() == Code::kUnauthenticated) reply.headers.emplace("WWW-Authenticate", "Bearer realm=\"cilia\"");
+  return reply;
 }
 
-Result<nlohmann::json> ParseJsonBody(const httplib::Request& req) {
-  if (req.body.empty()) return Status::InvalidArgument("the request body is empty; expected JSON");
+std::string PercentDecode(std::string_view text) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+Result<nlohmann::json> ParseJsonBody(std::string_view body) {
+  if (body.empty()) return Status::InvalidArgument("the request body is empty; expected JSON");
   size_t bad_byte = 0;
-  if (!text::IsValidUtf8(req.body, &bad_byte)) {
+  if (!text::IsValidUtf8(body, &bad_byte)) {
     return Status::InvalidArgument(fmt::format("the request body is not valid UTF-8 (at byte {})", bad_byte));
   }
-  try {
-    return nlohmann::json::parse(req.body);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based and points just past the offending character; the
-    // message starts with "[json.exception.parse_error.101] ", noise to a client.
-    std::string_view what = e.what();
-    if (size_t tag_end = what.find("] "); tag_end != std::string_view::npos) what.remove_prefix(tag_end + 2);
-    return Status::InvalidArgument(
-        fmt::format("the request body is not valid JSON (at byte {}): {}", e.byte > 0 ? e.byte - 1 : 0, what));
-  }
+  auto parsed = json::ParseJsonText(body, 1, json::kRequestLimits);
+  if (!parsed.ok()) return Status::InvalidArgument("the request body is not valid JSON: " + parsed.status().message());
+  return parsed;
+}
+
+Result<nlohmann::json> ParseJsonObjectBody(std::string_view body) {
+  CILIA_ASSIGN_OR_RETURN(nlohmann::json parsed, ParseJsonBody(body));
+  if (!parsed.is_object()) return Status::InvalidArgument("the request body must be a JSON object");
+  return parsed;
 }
 
 }  // namespace cilia::api

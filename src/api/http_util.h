@@ -1,15 +1,18 @@
-// Small pieces every route uses: Status -> HTTP status, JSON replies, error
-// bodies shaped like the API they answer, and request body parsing.
+// Small pieces the server and the routes share: Status -> HTTP status, error
+// replies shaped like the API they answer, percent-decoding and request body
+// parsing.
 #pragma once
 
-#include <httplib.h>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 
+#include "api/reply.h"
 #include "core/status.h"
 
 namespace cilia::api {
 
+// The shape of a route's errors: that of the API the route belongs to.
 // kJsonRpc: /mcp, {"jsonrpc": "2.0", "id": null, "error": {"code", "message"}}.
 enum class ErrorStyle { kOpenAI, kAnthropic, kJsonRpc };
 
@@ -22,15 +25,20 @@ int HttpStatusFor(Code code);
 // for an unknown route, 413 for a body over the limit).
 Code CodeForHttpStatus(int http_status);
 
-void ReplyJson(httplib::Response& res, int status, const nlohmann::json& body);
-
+// The one rendering of a failed request, with HttpStatusFor(code):
 // OpenAI: {"error":{"message","type","code"}} with code = CodeName;
 // Anthropic: {"type":"error","error":{"type","message"}}; JSON-RPC as above.
 // A 401 also says how to authenticate (WWW-Authenticate: Bearer).
-void ReplyError(httplib::Response& res, const Status& status, ErrorStyle style = ErrorStyle::kOpenAI);
+Reply ErrorReply(const Status& status, ErrorStyle style);
 
-// The request body as JSON. An empty body, invalid UTF-8 or invalid JSON is
-// an InvalidArgument saying which, with the byte position where it applies.
-Result<nlohmann::json> ParseJsonBody(const httplib::Request& req);
+// "%2F" -> "/"; a "%" not followed by two hex digits stays as it is.
+std::string PercentDecode(std::string_view text);
+
+// The request body as JSON (json::ParseJsonText within json::kRequestLimits).
+// An empty body, invalid UTF-8, invalid JSON, too deep a nesting, too many
+// values or a number out of range is an InvalidArgument saying which, and where.
+Result<nlohmann::json> ParseJsonBody(std::string_view body);
+// The same, and it must be an object; its fields are read with core/json_read.h.
+Result<nlohmann::json> ParseJsonObjectBody(std::string_view body);
 
 }  // namespace cilia::api

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/json_read.h"
+#include "core/json_write.h"
 #include "core/time.h"
 
 namespace cilia::api {
@@ -13,13 +15,15 @@ using nlohmann::json;
 // "scopes" as an array of names or one comma-separated string.
 Result<uint32_t> ScopesField(const json& body) {
   auto it = body.find("scopes");
-  if (it == body.end()) return Status::InvalidArgument("scopes: required (chat, memory:read, memory:write, admin)");
+  if (it == body.end() || it->is_null()) {
+    return cilia::json::FieldError("scopes", "is required (chat, memory:read, memory:write, admin)");
+  }
   if (it->is_string()) return ParseScopeList(it->get<std::string>());
-  if (!it->is_array() || it->empty()) return Status::InvalidArgument("scopes: must be a non-empty array of scope names");
+  CILIA_ASSIGN_OR_RETURN(std::vector<std::string> names, cilia::json::OptionalStringArray(body, "scopes", ""));
+  if (names.empty()) return cilia::json::FieldError("scopes", "must name at least one scope");
   uint32_t scopes = 0;
-  for (const json& name : *it) {
-    if (!name.is_string()) return Status::InvalidArgument("scopes: must be a non-empty array of scope names");
-    CILIA_ASSIGN_OR_RETURN(Scope scope, ParseScope(name.get<std::string>()));
+  for (const std::string& name : names) {
+    CILIA_ASSIGN_OR_RETURN(Scope scope, ParseScope(name));
     scopes |= ScopeBit(scope);
   }
   return scopes;
@@ -28,63 +32,52 @@ Result<uint32_t> ScopesField(const json& body) {
 }  // namespace
 
 json KeyJson(const store::ApiKeyInfo& key) {
-  auto optional_time = [](const std::optional<UnixMs>& t) { return t ? json(FormatRfc3339(*t)) : json(nullptr); };
+  auto rfc3339 = [](UnixMs t) { return FormatRfc3339(t); };
   return {{"id", key.id},
           {"name", key.name},
           {"namespace", key.name_space},
           {"scopes", key.scopes},
           {"features", store::FeatureOverridesToJson(key.features)},
           {"created_at", FormatRfc3339(key.created_at)},
-          {"last_used_at", optional_time(key.last_used_at)},
-          {"revoked_at", optional_time(key.revoked_at)}};
+          {"last_used_at", OrNull(key.last_used_at, rfc3339)},
+          {"revoked_at", OrNull(key.revoked_at, rfc3339)}};
 }
 
 void RegisterKeyRoutes(ApiServer& server, store::KeyStore& keys) {
   server.Handle("GET", "/v1/keys", Scope::kAdmin,
-                [&keys](const httplib::Request&, httplib::Response& res, const Principal& who) {
+                [&keys](const Request& req) -> Result<Reply> {
                   json list = json::array();
                   for (const store::ApiKeyInfo& key : keys.List()) {
-                    if (key.name_space == who.name_space) list.push_back(KeyJson(key));
+                    if (key.name_space == req.who.name_space) list.push_back(KeyJson(key));
                   }
-                  ReplyJson(res, 200, {{"keys", std::move(list)}});
+                  return Reply::Json({{"keys", std::move(list)}});
                 });
 
   server.Handle("POST", "/v1/keys", Scope::kAdmin,
-                [&keys](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto body = ParseJsonBody(req);
-                  if (!body.ok()) return ReplyError(res, body.status());
-                  if (!body->is_object()) return ReplyError(res, Status::InvalidArgument("the body must be a JSON object"));
-                  auto scopes = ScopesField(*body);
-                  if (!scopes.ok()) return ReplyError(res, scopes.status());
-                  std::string name;
-                  if (auto field = body->find("name"); field != body->end()) {
-                    if (!field->is_string()) return ReplyError(res, Status::InvalidArgument("name: must be a string"));
-                    name = field->get<std::string>();
-                  }
+                [&keys](const Request& req) -> Result<Reply> {
+                  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
+                  CILIA_ASSIGN_OR_RETURN(const uint32_t scopes, ScopesField(body));
+                  CILIA_ASSIGN_OR_RETURN(std::string name, cilia::json::OptionalString(body, "name", ""));
                   store::FeatureOverrides features;
-                  if (auto field = body->find("features"); field != body->end()) {
-                    auto parsed = store::FeatureOverridesFromJson(*field);
-                    if (!parsed.ok()) return ReplyError(res, parsed.status());
-                    features = *parsed;
+                  if (auto field = body.find("features"); field != body.end()) {
+                    CILIA_ASSIGN_OR_RETURN(features, store::FeatureOverridesFromJson(*field));
                   }
-                  auto created = keys.Create(name, who.name_space, ScopeNames(*scopes), features);
-                  if (!created.ok()) return ReplyError(res, created.status());
-                  json reply = KeyJson(created->info);
-                  reply["key"] = created->secret;
-                  ReplyJson(res, 200, reply);
+                  CILIA_ASSIGN_OR_RETURN(auto created, keys.Create(name, req.who.name_space, ScopeNames(scopes), features));
+                  json reply = KeyJson(created.info);
+                  reply["key"] = created.secret;
+                  return Reply::Json(reply);
                 });
 
   server.Handle("DELETE", R"(/v1/keys/([^/]+))", Scope::kAdmin,
-                [&keys](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string id = req.matches[1];
+                [&keys](const Request& req) -> Result<Reply> {
+                  const std::string& id = req.captures[0];
                   auto key = keys.Get(id);
                   // Another namespace's key is as absent as one that never was.
-                  if (!key.ok() || key->name_space != who.name_space) {
-                    return ReplyError(res, Status::NotFound(fmt::format("no key with id \"{}\"", id)));
+                  if (!key.ok() || key->name_space != req.who.name_space) {
+                    return Status::NotFound(fmt::format("no key with id \"{}\"", id));
                   }
-                  Status revoked = keys.Revoke(id);
-                  if (!revoked.ok()) return ReplyError(res, revoked);
-                  ReplyJson(res, 200, {{"id", id}, {"revoked", true}});
+                  CILIA_RETURN_IF_ERROR(keys.Revoke(id));
+                  return Reply::Json({{"id", id}, {"revoked", true}});
                 });
 }
 

@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include "api/route_support.h"
-#include "store/profile_version_repo.h"
+#include "core/json_read.h"
+#include "memory/recall/profile.h"
 
 namespace cilia::api {
 
@@ -18,14 +19,13 @@ Status NoSuchDocument(const std::string& name) {
 }
 
 // The "content" of a PUT body.
-Result<std::string> ContentField(const httplib::Request& req) {
-  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
-  if (!body.is_object())
-    return Status::InvalidArgument("the body must be a JSON object: {\"content\": \"<markdown>\"}");
-  auto content = body.find("content");
-  if (content == body.end()) return Status::InvalidArgument("content: required, the document's markdown");
-  if (!content->is_string()) return Status::InvalidArgument("content: must be a string of markdown");
-  return content->get<std::string>();
+Result<std::string> ContentField(const Request& req) {
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonObjectBody(req.body));
+  // An empty document is a document; only a missing one is refused.
+  if (!body.contains("content") || body["content"].is_null()) {
+    return cilia::json::FieldError("content", "is required: the document's markdown");
+  }
+  return cilia::json::OptionalString(body, "content", "");
 }
 
 }  // namespace
@@ -36,11 +36,9 @@ json ProfileDocumentJson(const store::ProfileDocument& document) {
 
 void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/profile", Scope::kMemoryRead,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto documents, ns.store().Read([](store::Database& db) {
-                      return store::ProfileRepo(db).List();
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto documents, memory::ListProfile(ns));
                     json list = json::array();
                     for (const store::ProfileDocument& document : documents)
                       list.push_back(ProfileDocumentJson(document));
@@ -49,41 +47,33 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("GET", kDocumentPath, Scope::kMemoryRead,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string name = req.matches[1];
-                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto document, ns.store().Read([&](store::Database& db) {
-                      return store::ProfileRepo(db).Get(name);
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& name = req.captures[0];
+                  CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto document, memory::FindProfileDocument(ns, name));
                     if (!document) return NoSuchDocument(name);
                     return ProfileDocumentJson(*document);
                   });
                 });
 
   server.Handle("PUT", kDocumentPath, Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string name = req.matches[1];
-                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
-                  auto content = ContentField(req);
-                  if (!content.ok()) return ReplyError(res, content.status());
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    store::ProfileDocument document{name, std::move(*content), ns.clock().Now()};
-                    CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) {
-                      return store::ProfileRepo(db).Put(document.name, document.content, document.updated_at);
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& name = req.captures[0];
+                  CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
+                  CILIA_ASSIGN_OR_RETURN(std::string content, ContentField(req));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto document, memory::PutProfileDocument(ns, name, std::move(content)));
                     return ProfileDocumentJson(document);
                   });
                 });
 
   server.Handle("GET", R"(/v1/profile/([^/]+)/versions)", Scope::kMemoryRead,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string name = req.matches[1];
-                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto versions, ns.store().Read([&](store::Database& db) {
-                      return store::ProfileVersionRepo(db).Of(name);
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& name = req.captures[0];
+                  CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto versions, memory::ProfileVersions(ns, name));
                     json list = json::array();
                     for (const store::ProfileVersion& v : versions) {
                       list.push_back({{"id", v.id}, {"content", v.content}, {"updated_at", FormatRfc3339(v.updated_at)}});
@@ -93,13 +83,11 @@ void RegisterProfileRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("DELETE", kDocumentPath, Scope::kMemoryWrite,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string name = req.matches[1];
-                  if (Status valid = store::CheckProfileName(name); !valid.ok()) return ReplyError(res, valid);
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(bool deleted, ns.store().Write([&](store::Database& db) {
-                      return store::ProfileRepo(db).Delete(name);
-                    }));
+                [&registry](const Request& req) -> Result<Reply> {
+                  const std::string& name = req.captures[0];
+                  CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(bool deleted, memory::DeleteProfileDocument(ns, name));
                     if (!deleted) return NoSuchDocument(name);
                     return json{{"deleted", true}, {"name", name}};
                   });

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "core/version.h"
+#include "text/tokens.h"
 
 namespace cilia::api {
 
@@ -27,6 +28,7 @@ struct RequestTrace {
   Clock::time_point start;
   std::string_view route = kUnmatchedRoute;
   bool started = false;
+  bool answered = false;  // Dispatch wrote the answer (else httplib chose an error status)
 };
 thread_local RequestTrace t_trace;
 
@@ -50,34 +52,58 @@ std::string RouteLabel(const std::string& pattern) {
   return label;
 }
 
-std::string Truncated(std::string_view text, size_t max) {
-  return text.size() <= max ? std::string(text) : fmt::format("{}…", text.substr(0, max));
+// The path as the client sent it, before percent-decoding: routes match it,
+// so that an id holding "/" (sent as %2F) stays one path segment.
+std::string_view RawPath(const httplib::Request& req) {
+  std::string_view target = req.target;
+  return target.substr(0, target.find_first_of("?#"));
 }
 
-// Runs the handler so that nothing escapes it: an exception becomes a shaped
-// 500. One thrown later, by a streaming content provider, is logged and ends
-// the stream: once an answer has begun, nothing else can be said.
-template <typename Call>
-void Shielded(const httplib::Request& req, httplib::Response& res, ErrorStyle style, Call&& call) {
-  auto fail = [&](std::string_view what) {
-    LogError("{} {}: handler failed: {}", req.method, req.path, what);
-    res.content_provider_ = nullptr;
-    res.content_length_ = 0;
-    res.is_chunked_content_provider_ = false;
-    ReplyError(res, Status::Internal("internal server error"), style);
-  };
-  try {
-    call();
-  } catch (const std::exception& e) {
-    return fail(e.what());
-  } catch (...) {
-    return fail("unknown exception");
+// Text from the request for a log line or a message: control characters
+// escaped (a CR/LF in a path must not forge a log line), at most `max` bytes.
+std::string Printable(std::string_view text, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < max; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\r') out += "\\r";
+    else if (c == '\n') out += "\\n";
+    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out.push_back(static_cast<char>(c));
   }
-  if (!res.content_provider_) return;
-  res.content_provider_ = [inner = std::move(res.content_provider_), method = req.method, path = req.path](
-                              size_t offset, size_t length, httplib::DataSink& sink) {
+  if (text.size() > max) out += "…";
+  return out;
+}
+
+// 429, in the route's shape, with when to try again.
+Reply RateLimited(const std::string& limit, int64_t retry_after_s, ErrorStyle style) {
+  Reply refused = ErrorReply(
+      Status::Busy(fmt::format("this key is over its rate limit of {}; retry in {} s", limit, retry_after_s)), style);
+  refused.status = 429;
+  return std::move(refused).WithHeader("Retry-After", std::to_string(retry_after_s));
+}
+
+// Runs the handler so that nothing escapes it: an exception becomes a 500,
+// its detail only in the log.
+template <typename Call>
+Result<Reply> Shielded(const httplib::Request& req, Call&& call) {
+  std::string what;
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "unknown exception";
+  }
+  LogError("{} {}: handler failed: {}", req.method, Printable(req.path, 200), what);
+  return Status::Internal("internal server error");
+}
+
+// A stream's producer, shielded too: once an answer has begun nothing else
+// can be said, so an exception is logged and ends the stream.
+Reply::Producer ShieldedProducer(Reply::Producer inner, std::string method, std::string path) {
+  return [inner = std::move(inner), method = std::move(method), path = std::move(path)](httplib::DataSink& sink) {
     try {
-      return inner(offset, length, sink);
+      return inner(sink);
     } catch (const std::exception& e) {
       LogError("{} {}: stream failed: {}", method, path, e.what());
     } catch (...) {
@@ -96,134 +122,262 @@ ServerOptions ServerOptions::FromConfig(const ServerConfig& server) {
   options.max_body_bytes = static_cast<size_t>(server.max_body_mb) << 20;
   options.read_timeout_s = server.read_timeout_s;
   options.write_timeout_s = server.write_timeout_s;
+  options.request_timeout_s = server.request_timeout_s;
+  options.max_connections = static_cast<size_t>(server.max_connections);
+  options.max_connections_per_peer = static_cast<size_t>(server.max_connections_per_peer);
+  options.rate_limit_requests_per_minute = server.rate_limit_requests_per_minute;
+  options.rate_limit_tokens_per_minute = server.rate_limit_tokens_per_minute;
   options.cors_origins = server.cors_origins;
   return options;
 }
 
+namespace {
+
+GuardedHttpServer::Limits ConnectionLimits(const ServerOptions& options) {
+  GuardedHttpServer::Limits limits;
+  limits.threads = static_cast<size_t>(std::max(1, options.threads));
+  limits.max_connections = options.max_connections;
+  limits.max_connections_per_peer = options.max_connections_per_peer;
+  limits.request_timeout = std::chrono::seconds(options.request_timeout_s);
+  limits.read_timeout = std::chrono::seconds(options.read_timeout_s);
+  limits.write_timeout = std::chrono::seconds(options.write_timeout_s);
+  limits.keep_alive_timeout = std::chrono::seconds(options.keep_alive_timeout_s);
+  return limits;
+}
+
+}  // namespace
+
 ApiServer::ApiServer(ServerOptions options, Authenticator authenticator)
-    : options_(std::move(options)), authenticator_(std::move(authenticator)) {
-  size_t threads = static_cast<size_t>(std::max(1, options_.threads));
-  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http_.set_tcp_nodelay(true);
+    : options_(std::move(options)),
+      authenticator_(std::move(authenticator)),
+      limiter_(options_.rate_limit_requests_per_minute, options_.rate_limit_tokens_per_minute, *options_.clock),
+      http_(ConnectionLimits(options_), metrics_.Counter("cilia_http_connections_refused_total"),
+            metrics_.Counter("cilia_http_requests_timed_out_total")) {
   // httplib's default adds SO_REUSEPORT, which would let a second server bind
   // the same port and silently take half of the connections.
-  http_.set_socket_options([this](socket_t sock) {
+  http_.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    listen_socket_ = sock;  // the last one offered is the one that bound
   });
-  http_.set_keep_alive_timeout(options_.keep_alive_timeout_s);
-  // The accept loop polls, so that stop() always ends it: without a poll a
-  // stop() that races the loop's entry into accept() can leave it blocked.
-  http_.set_idle_interval(0, 100'000);
-  http_.set_read_timeout(options_.read_timeout_s);
-  http_.set_write_timeout(options_.write_timeout_s);
+  // A Content-Length over this is refused before httplib reads a byte of
+  // it (ReadBody); a decoded body is counted as it arrives.
   http_.set_payload_max_length(options_.max_body_bytes);
   http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     return BeforeRouting(req, res);
   });
+  // Every method to one dispatcher: routes are found in routes_, so that
+  // 404 and 405 are told apart and a route matches the path as sent.
+  // Methods with a body get a content reader: httplib calls them before it
+  // reads a byte of the body, so the key is checked first.
+  auto without_body = [this](const httplib::Request& req, httplib::Response& res) { Dispatch(req, res, nullptr); };
+  auto with_body = [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& body) {
+    Dispatch(req, res, &body);
+  };
+  constexpr const char* kAnyPath = ".*";
+  http_.Get(kAnyPath, without_body);
+  http_.Options(kAnyPath, without_body);
+  http_.Post(kAnyPath, with_body);
+  http_.Put(kAnyPath, with_body);
+  http_.Patch(kAnyPath, with_body);
+  http_.Delete(kAnyPath, with_body);
   http_.set_error_handler(httplib::Server::HandlerWithResponse(
       [this](const httplib::Request& req, httplib::Response& res) { return AnswerError(req, res); }));
   http_.set_exception_handler([this](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
-    LogError("{} {}: exception outside a handler", req.method, req.path);
-    ReplyError(res, Status::Internal("internal server error"), StyleForPath(req.path));
+    LogError("{} {}: exception outside a handler", req.method, Printable(req.path, 200));
+    Write(req, res, ErrorReply(Status::Internal("internal server error"), StyleForPath(RawPath(req))));
   });
   http_.set_logger([this](const httplib::Request& req, const httplib::Response& res) { AfterResponse(req, res); });
 
-  HandlePublic("GET", "/health", [](const httplib::Request&, httplib::Response& res) {
-    ReplyJson(res, 200, {{"status", "ok"}, {"version", kVersion}});
+  HandlePublic("GET", "/health", [](const Request&) -> Result<Reply> {
+    return Reply::Json({{"status", "ok"}, {"version", kVersion}});
   });
-  Handle("GET", "/metrics", Scope::kAdmin, [this](const httplib::Request&, httplib::Response& res, const Principal&) {
-    res.status = 200;
-    res.set_content(metrics_.RenderPrometheus(), "text/plain; version=0.0.4; charset=utf-8");
+  Handle("GET", "/metrics", Scope::kAdmin, [this](const Request&) -> Result<Reply> {
+    return Reply::Text(metrics_.RenderPrometheus(), "text/plain; version=0.0.4; charset=utf-8");
   });
 }
 
 ApiServer::~ApiServer() {
-  http_.stop();
+  http_.Stop();
   if (listener_.joinable()) listener_.join();
 }
 
-const ApiServer::Route* ApiServer::AddRoute(const std::string& pattern, ErrorStyle style) {
+void ApiServer::AddRoute(Route route, const std::string& pattern) {
+  static const char* const kMethods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+  if (std::find(std::begin(kMethods), std::end(kMethods), route.method) == std::end(kMethods)) {
+    LogError("route {} {} not registered: unknown method", route.method, pattern);
+    return;
+  }
   try {
-    return &routes_.emplace_back(Route{std::regex(pattern), style, RouteLabel(pattern)});
+    route.path = std::regex(pattern);
   } catch (const std::regex_error& e) {
     LogError("route {} not registered: bad pattern: {}", pattern, e.what());
-    return nullptr;
+    return;
   }
-}
-
-void ApiServer::Register(const std::string& method, const std::string& pattern, httplib::Server::Handler handler) {
-  if (method == "GET") http_.Get(pattern, std::move(handler));
-  else if (method == "POST") http_.Post(pattern, std::move(handler));
-  else if (method == "PUT") http_.Put(pattern, std::move(handler));
-  else if (method == "PATCH") http_.Patch(pattern, std::move(handler));
-  else if (method == "DELETE") http_.Delete(pattern, std::move(handler));
-  else if (method == "OPTIONS") http_.Options(pattern, std::move(handler));
-  else LogError("route {} {} not registered: unknown method", method, pattern);
+  route.label = RouteLabel(pattern);
+  routes_.push_back(std::move(route));
 }
 
 void ApiServer::Handle(const std::string& method, const std::string& pattern, Scope scope, Handler handler,
                        ErrorStyle style, bool allow_query_token) {
-  const Route* route = AddRoute(pattern, style);
-  if (!route) return;
-  Register(method, pattern,
-           [this, route, scope, style, allow_query_token, handler = std::move(handler)](
-               const httplib::Request& req, httplib::Response& res) {
-             t_trace.route = route->label;
-             Result<Principal> principal = authenticator_.Authenticate(req, allow_query_token);
-             if (!principal.ok()) return ReplyError(res, principal.status(), style);
-             if (!principal->Has(scope)) {
-               return ReplyError(res,
-                                 Status::PermissionDenied(fmt::format("this key lacks the \"{}\" scope", ScopeName(scope))),
-                                 style);
-             }
-             Shielded(req, res, style, [&] { handler(req, res, *principal); });
-           });
+  AddRoute(Route{method, {}, {}, style, /*is_public=*/false, scope, allow_query_token, std::move(handler)}, pattern);
 }
 
-void ApiServer::HandlePublic(const std::string& method, const std::string& pattern, PublicHandler handler,
+void ApiServer::HandlePublic(const std::string& method, const std::string& pattern, Handler handler,
                              ErrorStyle style) {
-  const Route* route = AddRoute(pattern, style);
-  if (!route) return;
-  Register(method, pattern,
-           [route, style, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
-             t_trace.route = route->label;
-             Shielded(req, res, style, [&] { handler(req, res); });
-           });
+  AddRoute(Route{method, {}, {}, style, /*is_public=*/true, Scope::kAdmin, false, std::move(handler)}, pattern);
+}
+
+void ApiServer::Dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* body) {
+  const std::string_view path = RawPath(req);
+  const std::string method = req.method == "HEAD" ? "GET" : req.method;
+  // A GET that carries a body anyway: nothing reads it, so the connection
+  // must not carry it on to be read as the next request.
+  if (!body && (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))) {
+    GuardedHttpServer::CloseAfterAnswer();
+  }
+  std::vector<std::string> allowed;  // methods of the routes whose path matches
+  for (const Route& route : routes_) {
+    std::match_results<std::string_view::const_iterator> match;
+    if (!std::regex_match(path.begin(), path.end(), match, route.path)) continue;
+    if (route.method != method) {
+      if (std::find(allowed.begin(), allowed.end(), route.method) == allowed.end()) allowed.push_back(route.method);
+      continue;
+    }
+    t_trace.route = route.label;
+    std::vector<std::string> captures;
+    for (size_t i = 1; i < match.size(); ++i) {
+      const auto& group = match[i];
+      captures.push_back(group.matched ? PercentDecode(path.substr(group.first - path.begin(), group.length())) : "");
+    }
+    Result<Reply> reply = Answer(route, req, body, std::move(captures));
+    if (reply.ok()) return Write(req, res, std::move(*reply));
+    Reply error = ErrorReply(reply.status(), route.style);
+    if (GuardedHttpServer::RequestTimedOut()) error.status = 408;
+    return Write(req, res, std::move(error));
+  }
+  // The body is left unread: the connection must not carry it on.
+  if (body) GuardedHttpServer::CloseAfterAnswer();
+  const ErrorStyle style = StyleForPath(path);
+  if (allowed.empty()) {
+    return Write(req, res,
+                 ErrorReply(Status::NotFound(fmt::format("no route for {} {}", req.method, Printable(req.path, 200))),
+                            style));
+  }
+  Reply refused = ErrorReply(Status::NotFound(fmt::format("{} is not allowed on {} (allowed: {})", req.method,
+                                                          Printable(req.path, 200), fmt::join(allowed, ", "))),
+                             style);
+  refused.status = 405;
+  Write(req, res, std::move(refused).WithHeader("Allow", fmt::format("{}", fmt::join(allowed, ", "))));
+}
+
+Result<Reply> ApiServer::Answer(const Route& route, const httplib::Request& req, const httplib::ContentReader* body,
+                                std::vector<std::string> captures) {
+  Principal who;  // nobody, on a public route
+  if (!route.is_public) {
+    Result<Principal> principal = authenticator_.Authenticate(req, route.allow_query_token);
+    if (principal.ok() && !principal->Has(route.scope)) {
+      principal = Status::PermissionDenied(fmt::format("this key lacks the \"{}\" scope", ScopeName(route.scope)));
+    }
+    if (!principal.ok()) {
+      // Decided from the headers: the body is never read.
+      if (body) GuardedHttpServer::CloseAfterAnswer();
+      return principal.status();
+    }
+    who = std::move(*principal);
+    if (std::optional<int64_t> wait = limiter_.TakeRequest(who.key_id)) {
+      if (body) GuardedHttpServer::CloseAfterAnswer();
+      return RateLimited(fmt::format("{} requests per minute (server.rate_limit_requests_per_minute)",
+                                     limiter_.requests_per_minute()),
+                         *wait, route.style);
+    }
+  }
+  std::string text;
+  if (body) {
+    Result<std::string> read = ReadBody(req, *body);
+    if (!read.ok()) {
+      GuardedHttpServer::CloseAfterAnswer();
+      return read.status();
+    }
+    text = std::move(*read);
+  }
+  if (route.scope == Scope::kChat && !route.is_public) {
+    if (std::optional<int64_t> wait = limiter_.TakeTokens(who.key_id, text::EstimateTokens(text))) {
+      return RateLimited(fmt::format("{} tokens per minute (server.rate_limit_tokens_per_minute)",
+                                     limiter_.tokens_per_minute()),
+                         *wait, route.style);
+    }
+  }
+  return Shielded(req, [&] { return route.handler(Request{req, who, text, std::move(captures)}); });
+}
+
+Result<std::string> ApiServer::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader) const {
+  const std::string too_large = fmt::format(
+      "the request body is larger than the limit of {} MB (server.max_body_mb; a compressed body counts decoded)",
+      options_.max_body_bytes >> 20);
+  // httplib would read a declared length over its limit to the end before
+  // refusing it: refuse it here, unread.
+  if (req.has_header("Content-Length") &&
+      std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > options_.max_body_bytes) {
+    return Status::TooLarge(too_large);
+  }
+  if (req.is_multipart_form_data()) return Status::InvalidArgument("multipart bodies are not accepted; send JSON");
+  std::string body;
+  bool over = false;
+  const bool complete = reader([&](const char* data, size_t size) {
+    over = body.size() + size > options_.max_body_bytes;
+    if (!over) body.append(data, size);
+    return !over;
+  });
+  if (over) return Status::TooLarge(too_large);
+  if (GuardedHttpServer::RequestTimedOut()) {
+    return Status::InvalidArgument(fmt::format("the request body did not arrive within {} s (server.request_timeout_s)",
+                                               options_.request_timeout_s));
+  }
+  if (!complete) {
+    return Status::InvalidArgument(
+        fmt::format("the request body could not be read (an unsupported Content-Encoding \"{}\", or a broken "
+                    "chunked encoding)",
+                    Printable(req.get_header_value("Content-Encoding"), 40)));
+  }
+  return body;
+}
+
+void ApiServer::Write(const httplib::Request& req, httplib::Response& res, Reply reply) {
+  t_trace.answered = true;
+  res.status = reply.status;
+  for (auto& [name, value] : reply.headers) res.set_header(name, value);
+  if (reply.stream) {
+    res.set_chunked_content_provider(
+        reply.content_type,
+        [produce = ShieldedProducer(std::move(reply.stream), req.method, Printable(req.path, 200))](
+            size_t, httplib::DataSink& sink) { return produce(sink); },
+        std::move(reply.on_stream_end));
+    return;
+  }
+  if (!reply.content_type.empty()) res.set_header("Content-Type", reply.content_type);
+  res.body = std::move(reply.body);
 }
 
 Result<int> ApiServer::Start(const ListenAddress& address) {
-  int port = address.port == 0 ? http_.bind_to_any_port(address.host)
-                               : (http_.bind_to_port(address.host, address.port) ? address.port : -1);
+  const int port = http_.Bind(address.host, address.port);
   if (port < 0) {
     return Status::IOError(fmt::format("cannot listen on {}:{} (in use by another process, or not an address of "
                                        "this machine)",
                                        address.host, address.port));
   }
-  // httplib listens with a backlog of 5, so a burst of new connections (200
-  // clients opening streams at once) overflows the accept queue and clients
-  // see resets. Listening again on the bound socket raises it (Linux).
-  if (listen_socket_ >= 0 && ::listen(listen_socket_, SOMAXCONN) != 0) {
-    LogWarn("could not raise the listen backlog: {}", std::strerror(errno));
-  }
   std::promise<void> done;
   listener_done_ = done.get_future();
   serving_ = true;
   listener_ = std::thread([this, done = std::move(done)]() mutable {
-    http_.listen_after_bind();
+    http_.Serve();
     serving_ = false;
     done.set_value();
   });
-  // httplib's stop() does nothing until the accept loop runs; wait for it so
-  // that a Shutdown right after Start cannot be lost.
-  while (!http_.is_running() && listener_done_.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
-  }
   return port;
 }
 
 bool ApiServer::Shutdown(std::chrono::milliseconds grace) {
-  http_.stop();
+  http_.Stop();
   if (!listener_.joinable()) return true;
   if (listener_done_.wait_for(grace) != std::future_status::ready) return false;
   listener_.join();
@@ -231,7 +385,7 @@ bool ApiServer::Shutdown(std::chrono::milliseconds grace) {
 }
 
 HandlerResponse ApiServer::BeforeRouting(const httplib::Request& req, httplib::Response& res) {
-  t_trace = RequestTrace{Clock::now(), kUnmatchedRoute, true};
+  t_trace = RequestTrace{Clock::now(), kUnmatchedRoute, true, false};
   std::string origin = req.get_header_value("Origin");
   if (origin.empty() || !OriginAllowed(origin)) return HandlerResponse::Unhandled;
   res.set_header("Access-Control-Allow-Origin", origin);
@@ -250,13 +404,15 @@ HandlerResponse ApiServer::BeforeRouting(const httplib::Request& req, httplib::R
 }
 
 HandlerResponse ApiServer::AnswerError(const httplib::Request& req, httplib::Response& res) {
-  // httplib calls this for every answer of 400 or more; routes that answered
-  // themselves have a body already.
-  if (!res.body.empty() || res.content_provider_) return HandlerResponse::Unhandled;
+  // httplib calls this for every answer of 400 or more; those Dispatch wrote
+  // are shaped already. The rest are httplib's own: a malformed request, a
+  // body over the limit, a URI too long.
+  if (t_trace.answered) return HandlerResponse::Unhandled;
   int http_status = res.status;
   std::string message;
-  if (http_status == 404) {
-    message = fmt::format("no route for {} {}", req.method, Truncated(req.path, 200));
+  if (GuardedHttpServer::RequestTimedOut()) {
+    message = fmt::format("the request did not arrive within {} s (server.request_timeout_s)", options_.request_timeout_s);
+    http_status = 408;
   } else if (http_status == 413) {
     message = fmt::format("the request body is larger than the limit of {} MB (server.max_body_mb)",
                           options_.max_body_bytes >> 20);
@@ -265,27 +421,28 @@ HandlerResponse ApiServer::AnswerError(const httplib::Request& req, httplib::Res
   } else {
     message = fmt::format("HTTP {}", http_status);
   }
-  ReplyError(res, Status(CodeForHttpStatus(http_status), std::move(message)), StyleForPath(req.path));
-  res.status = http_status;  // e.g. 414 or 416 stay as httplib chose them
+  Reply reply = ErrorReply(Status(CodeForHttpStatus(http_status), std::move(message)), StyleForPath(RawPath(req)));
+  reply.status = http_status;  // e.g. 414 or 416 stay as httplib chose them
+  Write(req, res, std::move(reply));
   return HandlerResponse::Handled;
 }
 
 void ApiServer::AfterResponse(const httplib::Request& req, const httplib::Response& res) {
   double seconds = t_trace.started ? std::chrono::duration<double>(Clock::now() - t_trace.start).count() : 0;
   std::string_view route = t_trace.started ? t_trace.route : kUnmatchedRoute;
-  t_trace.started = false;
+  t_trace = RequestTrace{};
   metrics_.ObserveRequest(req.method, route, res.status, seconds);
   // The path only: a query may carry ?token=.
   if (res.status >= 500) {
-    LogWarn("{} {} -> {} ({:.1f} ms)", req.method, req.path, res.status, seconds * 1000);
+    LogWarn("{} {} -> {} ({:.1f} ms)", Printable(req.method, 20), Printable(req.path, 200), res.status, seconds * 1000);
   } else {
-    LogDebug("{} {} -> {} ({:.1f} ms)", req.method, req.path, res.status, seconds * 1000);
+    LogDebug("{} {} -> {} ({:.1f} ms)", Printable(req.method, 20), Printable(req.path, 200), res.status, seconds * 1000);
   }
 }
 
-ErrorStyle ApiServer::StyleForPath(const std::string& path) const {
+ErrorStyle ApiServer::StyleForPath(std::string_view path) const {
   for (const Route& route : routes_) {
-    if (std::regex_match(path, route.path)) return route.style;
+    if (std::regex_match(path.begin(), path.end(), route.path)) return route.style;
   }
   return ErrorStyle::kOpenAI;
 }

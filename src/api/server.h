@@ -1,9 +1,13 @@
-// The HTTP server: a thin adapter over cpp-httplib. Routes are registered
-// with the scope they need; the server authenticates each request, checks
-// the scope, times it into the metrics, turns every exception into a shaped
-// 500, and answers unknown routes, bodies over the limit and other protocol
-// errors with errors shaped like the API of the path. It serves GET /health
-// (no key) and GET /metrics (admin) itself.
+// The HTTP server: a thin adapter over cpp-httplib (with the connections
+// guarded by api/connections.h). Routes are registered with the scope they
+// need and the API whose errors they answer; the server finds the route,
+// authenticates the request from its headers before reading any body, checks
+// the scope, reads the body (at most max_body_bytes once decoded), calls the
+// handler, writes its Reply or shapes its error (ErrorReply, in one place),
+// times it into the metrics and turns every exception into a shaped 500.
+// Unknown routes (404), a known path with another method (405 with Allow),
+// bodies over the limit and other protocol errors get errors shaped like the
+// API of the path. It serves GET /health (no key) and GET /metrics (admin).
 #pragma once
 
 #include <httplib.h>
@@ -15,21 +19,32 @@
 #include <future>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "api/auth.h"
+#include "api/connections.h"
 #include "api/http_util.h"
 #include "api/metrics.h"
+#include "api/rate_limit.h"
+#include "api/reply.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/status.h"
 
 namespace cilia::api {
 
-// `principal` is valid only during the call: a streaming handler copies what
-// its content provider needs.
-using Handler = std::function<void(const httplib::Request&, httplib::Response&, const Principal&)>;
-using PublicHandler = std::function<void(const httplib::Request&, httplib::Response&)>;
+// What a handler sees of the request it answers; valid only during the call
+// (a stream's producer copies what it needs).
+struct Request {
+  const httplib::Request& http;  // method, headers, query parameters
+  const Principal& who;          // the caller; nobody (no scopes) on a public route
+  std::string_view body;
+  std::vector<std::string> captures;  // the route pattern's groups in order, percent-decoded
+};
+
+using Handler = std::function<Result<Reply>(const Request&)>;
 
 struct ServerOptions {
   int threads = 256;
@@ -37,6 +52,12 @@ struct ServerOptions {
   size_t max_body_bytes = size_t{32} << 20;
   int read_timeout_s = 30;
   int write_timeout_s = 30;
+  int request_timeout_s = 30;  // head and body, from the request's first byte
+  size_t max_connections = 1024;
+  size_t max_connections_per_peer = 128;  // 0: no cap
+  int64_t rate_limit_requests_per_minute = 0;  // per key; 0: none
+  int64_t rate_limit_tokens_per_minute = 0;    // per key, of chat request bodies; 0: none
+  const Clock* clock = &Clock::System();       // what the rate limits count time by
   std::vector<std::string> cors_origins;  // exact origins, or "*"
 
   static ServerOptions FromConfig(const ServerConfig& server);
@@ -53,14 +74,16 @@ class ApiServer {
   // Registers a route; all routes are registered before Start. The request
   // needs a key (Authorization: Bearer or x-api-key; also ?token= when
   // allow_query_token) with `scope`: 401 without a valid key, 403 without the
-  // scope, both in `style`. `method` is GET, POST, PUT, PATCH, DELETE or
-  // OPTIONS; `pattern` an httplib regex over the path, e.g.
-  // R"(/v1/conversations/([^/]+)/messages)" (captures in req.matches).
+  // scope. `method` is GET, POST, PUT, PATCH, DELETE or OPTIONS; `pattern` a
+  // regex over the path as sent (still percent-encoded), e.g.
+  // R"(/v1/conversations/([^/]+)/messages)"; its groups reach the handler
+  // decoded, so an id holding "/" is named as %2F. A pattern that is not a
+  // regex is logged and the route skipped.
   void Handle(const std::string& method, const std::string& pattern, Scope scope, Handler handler,
               ErrorStyle style = ErrorStyle::kOpenAI, bool allow_query_token = false);
   // A route anyone may call (the admin page's static files): timed and
   // shielded from exceptions like the others, but no key is asked for.
-  void HandlePublic(const std::string& method, const std::string& pattern, PublicHandler handler,
+  void HandlePublic(const std::string& method, const std::string& pattern, Handler handler,
                     ErrorStyle style = ErrorStyle::kOpenAI);
 
   Metrics& metrics() { return metrics_; }
@@ -79,27 +102,39 @@ class ApiServer {
 
  private:
   struct Route {
+    std::string method;
     std::regex path;
-    ErrorStyle style;
     std::string label;  // the route in metrics: the pattern with each group as "*"
+    ErrorStyle style;
+    bool is_public;
+    Scope scope;
+    bool allow_query_token;
+    Handler handler;
   };
 
-  // The new route, or nullptr (logged) when the pattern is not a regex.
-  const Route* AddRoute(const std::string& pattern, ErrorStyle style);
-  void Register(const std::string& method, const std::string& pattern, httplib::Server::Handler handler);
+  void AddRoute(Route route, const std::string& pattern);
+  // Finds the route, checks the key, reads the body through `body` (null
+  // for methods without one) and calls the handler: every request that
+  // httplib parsed passes here.
+  void Dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* body);
+  Result<Reply> Answer(const Route& route, const httplib::Request& req, const httplib::ContentReader* body,
+                       std::vector<std::string> captures);
+  // The body, decoded, refused past max_body_bytes without reading the rest.
+  Result<std::string> ReadBody(const httplib::Request& req, const httplib::ContentReader& reader) const;
+  void Write(const httplib::Request& req, httplib::Response& res, Reply reply);
   httplib::Server::HandlerResponse BeforeRouting(const httplib::Request& req, httplib::Response& res);
   httplib::Server::HandlerResponse AnswerError(const httplib::Request& req, httplib::Response& res);
   void AfterResponse(const httplib::Request& req, const httplib::Response& res);
-  ErrorStyle StyleForPath(const std::string& path) const;
+  ErrorStyle StyleForPath(std::string_view path) const;
   bool OriginAllowed(const std::string& origin) const;
 
   ServerOptions options_;
   Authenticator authenticator_;
+  RateLimiter limiter_;
   Metrics metrics_;
-  httplib::Server http_;
+  GuardedHttpServer http_;
   std::deque<Route> routes_;  // a deque keeps labels at fixed addresses
   std::atomic<bool> serving_{false};
-  int listen_socket_ = -1;  // the bound socket, as httplib's socket options saw it
   std::thread listener_;
   std::future<void> listener_done_;
 };

@@ -1,6 +1,7 @@
 #include "api/turn_routes.h"
 
 #include "api/route_support.h"
+#include "memory/turns.h"
 
 namespace cilia::api {
 
@@ -56,25 +57,22 @@ json TurnJson(const store::TurnRecord& turn, const TimeZone& tz) {
 
 void RegisterTurnRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/turns", Scope::kMemoryRead,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto limit = IntParam(req, "limit", kDefaultTurns, 1, kMaxTurns);
-                  if (!limit.ok()) return ReplyError(res, limit.status());
+                [&registry](const Request& req) -> Result<Reply> {
+                  CILIA_ASSIGN_OR_RETURN(const int64_t limit, IntParam(req.http, "limit", kDefaultTurns, 1, kMaxTurns));
                   std::optional<int64_t> before_id;
-                  if (req.has_param("cursor")) {
-                    auto cursor = IntParam(req, "cursor", 0, 1, INT64_MAX);
-                    if (!cursor.ok())
-                      return ReplyError(res, Status::InvalidArgument("cursor: not a cursor this API gave out"));
+                  if (req.http.has_param("cursor")) {
+                    auto cursor = IntParam(req.http, "cursor", 0, 1, INT64_MAX);
+                    if (!cursor.ok()) return Status::InvalidArgument("cursor: not a cursor this API gave out");
                     before_id = *cursor;
                   }
                   // An empty conversation_id= is no filter, as in a form left blank.
                   std::optional<std::string> conversation_id;
-                  if (std::string id = req.get_param_value("conversation_id"); !id.empty()) conversation_id = id;
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto turns, ns.store().Read([&](store::Database& db) {
-                      return store::TurnRepo(db).List(conversation_id, before_id, static_cast<int>(*limit) + 1);
-                    }));
+                  if (std::string id = req.http.get_param_value("conversation_id"); !id.empty()) conversation_id = id;
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(
+                        auto turns, memory::ListTurns(ns, conversation_id, before_id, static_cast<int>(limit) + 1));
                     json next = nullptr;
-                    if (turns.size() > static_cast<size_t>(*limit)) {
+                    if (turns.size() > static_cast<size_t>(limit)) {
                       turns.pop_back();
                       next = std::to_string(turns.back().id);
                     }
@@ -85,16 +83,14 @@ void RegisterTurnRoutes(ApiServer& server, memory::Registry& registry) {
                 });
 
   server.Handle("GET", "/v1/stats/cache", Scope::kAdmin,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto days = IntParam(req, "days", kDefaultStatsDays, 1, kMaxStatsDays);
-                  if (!days.ok()) return ReplyError(res, days.status());
+                [&registry](const Request& req) -> Result<Reply> {
+                  CILIA_ASSIGN_OR_RETURN(const int64_t days,
+                                         IntParam(req.http, "days", kDefaultStatsDays, 1, kMaxStatsDays));
                   // `days` local days, today included.
                   const std::string first_day =
-                      AddDays(registry.tz().LocalDate(registry.clock().Now()), -static_cast<int>(*days - 1)).ToString();
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto stats, ns.store().Read([&](store::Database& db) {
-                      return store::TurnRepo(db).CacheStatsSince(first_day);
-                    }));
+                      AddDays(registry.tz().LocalDate(registry.clock().Now()), -static_cast<int>(days - 1)).ToString();
+                  return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+                    CILIA_ASSIGN_OR_RETURN(auto stats, memory::CacheStatsSince(ns, first_day));
                     json list = json::array();
                     for (const auto& day : stats) list.push_back(CacheStatsJson(day));
                     return json{{"first_day", first_day}, {"days", std::move(list)}};

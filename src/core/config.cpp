@@ -122,6 +122,11 @@ const std::vector<SectionSpec>& Sections() {
         Key("max_body_mb", &Config::server, &ServerConfig::max_body_mb),
         Key("read_timeout_s", &Config::server, &ServerConfig::read_timeout_s),
         Key("write_timeout_s", &Config::server, &ServerConfig::write_timeout_s),
+        Key("request_timeout_s", &Config::server, &ServerConfig::request_timeout_s),
+        Key("max_connections", &Config::server, &ServerConfig::max_connections),
+        Key("max_connections_per_peer", &Config::server, &ServerConfig::max_connections_per_peer),
+        Key("rate_limit_requests_per_minute", &Config::server, &ServerConfig::rate_limit_requests_per_minute),
+        Key("rate_limit_tokens_per_minute", &Config::server, &ServerConfig::rate_limit_tokens_per_minute),
         Key("cors_origins", &Config::server, &ServerConfig::cors_origins),
         Key("log_level", &Config::server, &ServerConfig::log_level)}},
       {"models",
@@ -583,6 +588,12 @@ Status Loader::ValidateServer() const {
   CILIA_RETURN_IF_ERROR(CheckRange("server.max_body_mb", s.max_body_mb, 1, 4096));
   CILIA_RETURN_IF_ERROR(CheckRange("server.read_timeout_s", s.read_timeout_s, 1, 3600));
   CILIA_RETURN_IF_ERROR(CheckRange("server.write_timeout_s", s.write_timeout_s, 1, 3600));
+  CILIA_RETURN_IF_ERROR(CheckRange("server.request_timeout_s", s.request_timeout_s, 1, 3600));
+  CILIA_RETURN_IF_ERROR(CheckRange("server.max_connections", s.max_connections, 1, 1'000'000));
+  CILIA_RETURN_IF_ERROR(CheckRange("server.max_connections_per_peer", s.max_connections_per_peer, 0, 1'000'000));
+  CILIA_RETURN_IF_ERROR(
+      CheckRange("server.rate_limit_requests_per_minute", s.rate_limit_requests_per_minute, 0, 100'000'000));
+  CILIA_RETURN_IF_ERROR(CheckRange("server.rate_limit_tokens_per_minute", s.rate_limit_tokens_per_minute, 0, 2'000'000'000));
   for (const std::string& origin : s.cors_origins) {
     if (!IsOrigin(origin)) {
       return Bad("server.cors_origins",

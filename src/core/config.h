@@ -30,6 +30,16 @@ struct ServerConfig {
   int max_body_mb = 32;
   int read_timeout_s = 30;
   int write_timeout_s = 30;
+  // A request's head and body must arrive within this of its first byte.
+  int request_timeout_s = 30;
+  // Open connections at once, in all and from one address (0: no cap);
+  // one more is refused with 503 before it takes a worker.
+  int max_connections = 1024;
+  int max_connections_per_peer = 128;
+  // Per key, over any minute; 0: no limit. Tokens are those of the chat
+  // requests' bodies, estimated as they arrive.
+  int rate_limit_requests_per_minute = 0;
+  int rate_limit_tokens_per_minute = 0;
   std::vector<std::string> cors_origins;  // exact origins, or "*"; empty: no CORS
   std::string log_level = "info";          // debug, info, warn, error
 };

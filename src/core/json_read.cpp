@@ -26,6 +26,51 @@ std::string ParseErrorReason(const std::string& what) {
   return reason;
 }
 
+// Checks nesting and the number of values without parsing: strings are
+// skipped, brackets and commas counted. Syntax errors are the parser's.
+Status CheckShape(std::string_view text, size_t first_line, const ParseLimits& limits) {
+  size_t depth = 0;
+  size_t values = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    switch (c) {
+      case '"': in_string = true; break;
+      case '[':
+      case '{':
+        if (++depth > limits.max_depth) {
+          return Status::InvalidArgument(LineColumn(text, i, first_line) + ": nested deeper than " +
+                                         std::to_string(limits.max_depth) + " levels");
+        }
+        [[fallthrough]];
+      case ',':
+        if (++values > limits.max_values) {
+          return Status::InvalidArgument(LineColumn(text, i, first_line) + ": more than " +
+                                         std::to_string(limits.max_values) + " values");
+        }
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      default: break;
+    }
+  }
+  return Status::Ok();
+}
+
+// "[json.exception.out_of_range.406] number overflow parsing '1e999'" ->
+// "number overflow parsing '1e999'".
+std::string WithoutTag(const std::string& what) {
+  size_t tag_end = what.rfind("] ", what.find(' '));
+  return tag_end == std::string::npos || what.empty() || what[0] != '[' ? what : what.substr(tag_end + 2);
+}
+
 // The member, or null when it is absent or JSON null.
 const nlohmann::json* Member(const nlohmann::json& object, std::string_view key) {
   if (!object.is_object()) return nullptr;
@@ -64,15 +109,18 @@ std::string LineColumn(std::string_view text, size_t byte_offset, size_t first_l
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-Result<nlohmann::json> ParseJsonText(std::string_view text, size_t first_line) {
+Result<nlohmann::json> ParseJsonText(std::string_view text, size_t first_line, ParseLimits limits) {
+  CILIA_RETURN_IF_ERROR(CheckShape(text, first_line, limits));
   try {
     return nlohmann::json::parse(text.data(), text.data() + text.size());
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte counts the bytes read, so the offending byte is the one before.
     size_t offset = e.byte > 0 ? e.byte - 1 : 0;
     return Status::InvalidArgument(LineColumn(text, offset, first_line) + ": " + ParseErrorReason(e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {
+    return Status::InvalidArgument(WithoutTag(e.what()) + " (a number out of range)");
   } catch (const std::exception& e) {
-    return Status::InvalidArgument(std::string("not valid JSON: ") + e.what());
+    return Status::InvalidArgument(std::string("not valid JSON: ") + WithoutTag(e.what()));
   }
 }
 
@@ -129,6 +177,20 @@ Result<bool> OptionalBool(const nlohmann::json& object, std::string_view key, co
   if (value == nullptr) return default_value;
   if (!value->is_boolean()) return FieldError(PathKey(path, key), "must be true or false");
   return value->get<bool>();
+}
+
+Result<std::vector<std::string>> OptionalStringArray(const nlohmann::json& object, std::string_view key,
+                                                     const std::string& path) {
+  CILIA_ASSIGN_OR_RETURN(const nlohmann::json* array, OptionalArray(object, key, path));
+  std::vector<std::string> out;
+  if (array == nullptr) return out;
+  const std::string array_path = PathKey(path, key);
+  for (size_t i = 0; i < array->size(); ++i) {
+    const nlohmann::json& item = (*array)[i];
+    if (!item.is_string()) return FieldError(PathIndex(array_path, i), "must be a string");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
 }
 
 }  // namespace cilia::json

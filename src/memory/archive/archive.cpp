@@ -117,28 +117,18 @@ Status RemoveUnlistedFiles(store::Database& db, const std::string& files_dir) {
 }  // namespace
 
 std::string MessagePublicId(const store::MessageRecord& m) {
-  return m.caller_id ? *m.caller_id : "m_" + std::to_string(m.id);
+  return m.caller_id ? *m.caller_id : FormatPublicId(IdKind::kMessage, m.id);
 }
 
 Result<std::optional<store::MessageRecord>> FindByPublicId(store::MessageRepo& repo, int64_t conversation_row,
                                                            std::string_view public_id) {
   CILIA_ASSIGN_OR_RETURN(auto by_caller, repo.FindByCallerId(conversation_row, public_id));
   if (by_caller) return by_caller;
-  const std::optional<int64_t> internal = ParseInternalMessageId(public_id);
+  const std::optional<int64_t> internal = ParsePublicId(IdKind::kMessage, public_id);
   if (!internal) return std::optional<store::MessageRecord>();
   CILIA_ASSIGN_OR_RETURN(auto message, repo.GetMessage(*internal));
   if (message && (message->conversation_id != conversation_row || message->caller_id)) message.reset();
   return message;
-}
-
-std::optional<int64_t> ParseInternalMessageId(std::string_view id) {
-  if (id.size() < 3 || id.substr(0, 2) != "m_") return std::nullopt;
-  int64_t v = 0;
-  for (char c : id.substr(2)) {
-    if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10) return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v;
 }
 
 Result<IngestOutcome> Archive::Store(const ingest::IngestConversation& in) {
@@ -451,6 +441,52 @@ Status Archive::Reindex() {
     CILIA_RETURN_IF_ERROR(EmbedWindows(added));
   }
   return Purge();
+}
+
+Result<std::vector<store::ConversationRecord>> Archive::Conversations(
+    int limit, std::optional<std::pair<int64_t, int64_t>> after) {
+  return ns_.store().Read(
+      [&](store::Database& db) { return store::MessageRepo(db).ListConversations(limit, after); });
+}
+
+Result<Archive::Page> Archive::Messages(const std::string& conversation_id, const PageRequest& request) {
+  return ns_.store().Read([&](store::Database& db) -> Result<Page> {
+    store::MessageRepo repo(db);
+    CILIA_ASSIGN_OR_RETURN(auto conversation, repo.FindConversation(conversation_id));
+    if (!conversation) return Status::NotFound(fmt::format("conversation \"{}\" does not exist", conversation_id));
+    const int64_t row = conversation->id;
+    Page page;
+    int64_t end_seq = INT64_MAX;  // where the page ends: the seq of the next page's first message
+    if (!request.around.empty()) {
+      CILIA_ASSIGN_OR_RETURN(auto hit, FindByPublicId(repo, row, request.around));
+      if (!hit) {
+        return Status::NotFound(
+            fmt::format("around: no message \"{}\" in conversation \"{}\"", request.around, conversation_id));
+      }
+      CILIA_ASSIGN_OR_RETURN(page.messages, repo.MessagesBefore(row, hit->seq, request.limit / 2));
+      CILIA_ASSIGN_OR_RETURN(auto rest,
+                             repo.MessagesFrom(row, hit->seq, request.limit - static_cast<int>(page.messages.size()) + 1));
+      page.messages.insert(page.messages.end(), rest.begin(), rest.end());
+    } else if (request.before) {
+      CILIA_ASSIGN_OR_RETURN(page.messages, repo.MessagesBefore(row, *request.before, request.limit));
+      end_seq = *request.before;
+    } else {
+      CILIA_ASSIGN_OR_RETURN(page.messages, repo.MessagesFrom(row, request.from, request.limit + 1));
+    }
+    if (static_cast<int>(page.messages.size()) > request.limit) {
+      end_seq = page.messages[static_cast<size_t>(request.limit)].seq;
+      page.messages.resize(static_cast<size_t>(request.limit));
+    }
+    if (end_seq != INT64_MAX) {
+      CILIA_ASSIGN_OR_RETURN(auto after, repo.MessagesFrom(row, end_seq, 1));
+      if (!after.empty()) page.next_cursor = end_seq;
+    }
+    if (!page.messages.empty()) {
+      CILIA_ASSIGN_OR_RETURN(auto earlier, repo.MessagesBefore(row, page.messages.front().seq, 1));
+      if (!earlier.empty()) page.prev_cursor = page.messages.front().seq;
+    }
+    return page;
+  });
 }
 
 }  // namespace cilia::memory

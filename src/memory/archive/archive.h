@@ -10,6 +10,7 @@
 #include "core/status.h"
 #include "ingest/ingest_request.h"
 #include "memory/namespace.h"
+#include "memory/public_id.h"
 #include "store/archive_records.h"
 #include "store/db.h"
 #include "store/message_repo.h"
@@ -56,6 +57,28 @@ class Archive {
   // Drops and rebuilds every window of every conversation (derived data only).
   Status Reindex();
 
+  // Conversations by last update, newest first; `after` is the (updated_at,
+  // row id) of the last one of the page before.
+  Result<std::vector<store::ConversationRecord>> Conversations(int limit,
+                                                               std::optional<std::pair<int64_t, int64_t>> after);
+  // Which page of a conversation's messages to read: from seq `from` on
+  // (the default), the page ending just before seq `before` (INT64_MAX: the
+  // last page), or the page with message `around` (its caller or m_ id) in
+  // its middle.
+  struct PageRequest {
+    int64_t from = 0;
+    std::optional<int64_t> before;
+    std::string around;
+    int limit = 100;
+  };
+  struct Page {
+    std::vector<store::MessageRecord> messages;
+    std::optional<int64_t> next_cursor;  // seq the next page starts at, when there is one
+    std::optional<int64_t> prev_cursor;  // seq this page starts at, when earlier messages exist
+  };
+  // NotFound when there is no such conversation, or no such `around` message.
+  Result<Page> Messages(const std::string& conversation_id, const PageRequest& request);
+
  private:
   // What re-windowing a conversation's tail changed, for the caches once
   // it is committed; `vectors` are those of `added` (local embedder only).
@@ -81,9 +104,8 @@ class Archive {
   Namespace& ns_;
 };
 
-// "m_<id>" for messages without a caller id; parses it back.
+// The caller's id, or "m_<id>" (memory/public_id.h) for a message stored without one.
 std::string MessagePublicId(const store::MessageRecord& m);
-std::optional<int64_t> ParseInternalMessageId(std::string_view id);
 // The message of the conversation (a row id) that a public id names: the one
 // with that caller id, else, for "m_<id>", that row when it has no caller id.
 Result<std::optional<store::MessageRecord>> FindByPublicId(store::MessageRepo& repo, int64_t conversation_row,

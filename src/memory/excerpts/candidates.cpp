@@ -46,6 +46,11 @@ Result<std::optional<store::CandidateRecord>> Candidates::Get(int64_t id) {
   return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).GetCandidate(id); });
 }
 
+Result<std::vector<store::CandidateRecord>> Candidates::List(const std::string& status,
+                                                            const store::PageRequest& page) {
+  return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).ListCandidates(status, page); });
+}
+
 Result<store::CandidateRecord> Candidates::Pending(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(auto c, Get(id));
   if (!c) return NoSuchCandidate(id);

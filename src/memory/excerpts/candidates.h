@@ -28,6 +28,8 @@ class Candidates {
                                        const std::string& reason, std::optional<int64_t> target_id);
 
   Result<std::optional<store::CandidateRecord>> Get(int64_t id);
+  // A page, newest first; `status` "" for all.
+  Result<std::vector<store::CandidateRecord>> List(const std::string& status, const store::PageRequest& page);
 
   // The candidate becomes an active excerpt. When it names a target (an
   // update) or its fact_key is held by an active excerpt, that excerpt is

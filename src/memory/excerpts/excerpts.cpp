@@ -7,6 +7,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/json_write.h"
 #include "text/normalize.h"
 #include "core/time.h"
 #include "text/utf8.h"
@@ -23,20 +24,8 @@ namespace {
 constexpr size_t kMaxContentChars = 2000;
 constexpr size_t kMaxFactKeyBytes = 128;
 
-std::optional<int64_t> ParsePrefixedId(std::string_view id, std::string_view prefix) {
-  if (id.size() <= prefix.size() || id.substr(0, prefix.size()) != prefix) return std::nullopt;
-  int64_t v = 0;
-  for (char c : id.substr(prefix.size())) {
-    if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10) return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v > 0 ? std::optional<int64_t>(v) : std::nullopt;
-}
-
-json OptionalJson(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
-json OptionalJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 json TimeJson(const std::optional<int64_t>& ms, const TimeZone& tz) {
-  return ms ? json(FormatRfc3339(*ms, tz.OffsetMinutes(*ms))) : json(nullptr);
+  return OrNull(ms, [&tz](int64_t at) { return FormatRfc3339(at, tz.OffsetMinutes(at)); });
 }
 
 Status NoSuchExcerpt(int64_t id) { return Status::NotFound(fmt::format("no memory \"{}\"", ExcerptPublicId(id))); }
@@ -142,10 +131,6 @@ std::string ExcerptContentKey(std::string_view content) {
   return out;
 }
 
-std::string ExcerptPublicId(int64_t id) { return "x_" + std::to_string(id); }
-std::string CandidatePublicId(int64_t id) { return "c_" + std::to_string(id); }
-std::optional<int64_t> ParseExcerptId(std::string_view id) { return ParsePrefixedId(id, "x_"); }
-std::optional<int64_t> ParseCandidateId(std::string_view id) { return ParsePrefixedId(id, "c_"); }
 
 Result<NewExcerpt> ParseNewExcerpt(const json& body) {
   if (!body.is_object()) return Status::InvalidArgument("body: must be a JSON object");
@@ -228,24 +213,29 @@ json ExcerptRowJson(const store::ExcerptRecord& e) {
           {"message_row", e.source.message_id},
           {"span", {e.source.span_start, e.source.span_end}},
           {"type", e.type},
-          {"fact_key", OptionalJson(e.fact_key)},
+          {"fact_key", OrNull(e.fact_key)},
           {"confidence", e.confidence},
           {"importance", e.importance},
-          {"valid_from", OptionalJson(e.valid_from)},
-          {"valid_to", OptionalJson(e.valid_to)},
+          {"valid_from", OrNull(e.valid_from)},
+          {"valid_to", OrNull(e.valid_to)},
           {"status", e.status},
-          {"superseded_by", OptionalJson(e.superseded_by)},
+          {"superseded_by", OrNull(e.superseded_by)},
           {"pinned", e.pinned},
           {"author", e.author},
           {"seen_count", e.seen_count},
           {"access_count", e.access_count},
-          {"last_recalled", OptionalJson(e.last_recalled)},
+          {"last_recalled", OrNull(e.last_recalled)},
           {"created_at", e.created_at},
           {"updated_at", e.updated_at}};
 }
 
 Result<std::optional<store::ExcerptRecord>> Excerpts::Get(int64_t id) {
   return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).Get(id); });
+}
+
+Result<std::vector<store::ExcerptRecord>> Excerpts::List(const std::string& status, const store::PageRequest& page,
+                                                          const std::optional<std::string>& fact_key) {
+  return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).List(status, page, fact_key); });
 }
 
 Result<CheckedQuote> Excerpts::CheckQuote(const NewExcerpt& item) {
@@ -549,7 +539,7 @@ Result<json> QuotedItemJson(store::MessageRepo& messages, std::unordered_map<int
               {"conversation_id", conv->second},
               {"message_ids", message ? json::array({MessagePublicId(*message)}) : json::array()},
               {"type", item.type},
-              {"fact_key", OptionalJson(item.fact_key)},
+              {"fact_key", OrNull(item.fact_key)},
               {"confidence", item.confidence}};
 }
 

@@ -19,6 +19,7 @@
 #include "memory/namespace.h"
 #include "store/excerpt_repo.h"
 #include "store/message_repo.h"
+#include "memory/public_id.h"
 
 namespace cilia::memory {
 
@@ -49,12 +50,6 @@ std::optional<QuoteSpan> FindQuote(std::string_view text, std::string_view quote
 // The normal form in which two contents are the same without asking a model:
 // NFKC case-folded, without whitespace and punctuation.
 std::string ExcerptContentKey(std::string_view content);
-
-// "x_12" for excerpts, "c_7" for candidates; and back.
-std::string ExcerptPublicId(int64_t id);
-std::string CandidatePublicId(int64_t id);
-std::optional<int64_t> ParseExcerptId(std::string_view id);
-std::optional<int64_t> ParseCandidateId(std::string_view id);
 
 // A new excerpt as a writer gives it. The quote is checked against the
 // message (the caller's id, or m_<n>); without a message id, the newest
@@ -108,6 +103,9 @@ class Excerpts {
   explicit Excerpts(Namespace& ns) : ns_(ns) {}
 
   Result<std::optional<store::ExcerptRecord>> Get(int64_t id);
+  // A page, newest first; `status` "" for all, `fact_key` to keep one key's.
+  Result<std::vector<store::ExcerptRecord>> List(const std::string& status, const store::PageRequest& page,
+                                                 const std::optional<std::string>& fact_key);
   Result<store::ExcerptRecord> Create(const NewExcerpt& item, const std::string& who);
   // With a fact_key held by an active excerpt: that excerpt takes the new
   // values (one "update" in its history), else a new one is created. An

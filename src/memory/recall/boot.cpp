@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 
+#include "core/json_write.h"
 #include "store/profile_repo.h"
 
 namespace cilia::memory {
@@ -11,11 +11,6 @@ namespace cilia::memory {
 namespace {
 
 using nlohmann::json;
-
-template <typename T, typename F>
-json OrNull(const std::optional<T>& value, F&& to_json) {
-  return value ? to_json(*value) : json(nullptr);
-}
 
 // The gateway's order of L2 documents: the four known names, then the rest.
 void SortProfile(std::vector<store::ProfileDocument>& documents) {
@@ -69,16 +64,6 @@ json PreciousJson(const store::PreciousPassage& p) {
 json GlossaryJson(const store::GlossaryEntry& e) {
   return {{"term", e.term}, {"aliases", e.aliases}, {"definition", e.definition},
           {"created_at", FormatRfc3339(e.created_at)}, {"updated_at", FormatRfc3339(e.updated_at)}};
-}
-
-std::string PreciousPublicId(int64_t id) { return "p_" + std::to_string(id); }
-
-std::optional<int64_t> ParsePreciousId(std::string_view id) {
-  if (id.size() < 3 || id.substr(0, 2) != "p_") return std::nullopt;
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(id.data() + 2, id.data() + id.size(), value);
-  if (ec != std::errc() || end != id.data() + id.size() || value <= 0) return std::nullopt;
-  return value;
 }
 
 Result<json> BootPack(Namespace& ns, UnixMs now) {

@@ -10,6 +10,7 @@
 #include "core/status.h"
 #include "core/time.h"
 #include "memory/namespace.h"
+#include "memory/public_id.h"
 #include "store/digest_repo.h"
 #include "store/glossary_repo.h"
 #include "store/precious_repo.h"
@@ -27,10 +28,6 @@ nlohmann::json RollupJson(const store::Rollup& rollup);
 nlohmann::json PreciousJson(const store::PreciousPassage& passage);
 // {"term", "aliases", "definition", "created_at", "updated_at"}
 nlohmann::json GlossaryJson(const store::GlossaryEntry& entry);
-
-// "p_12" <-> 12.
-std::string PreciousPublicId(int64_t id);
-std::optional<int64_t> ParsePreciousId(std::string_view id);
 
 // The pack as of `now` (yesterday is the owner's local yesterday):
 // {"day", "digest" (or null), "yesterday" (the log, or null), "week" and

@@ -81,4 +81,20 @@ std::vector<std::string> GlossaryHits(Namespace& ns, std::string_view turn_text)
   return MatchGlossary(*entries, turn_text);
 }
 
+Result<std::vector<store::GlossaryEntry>> ListGlossary(Namespace& ns) {
+  return ns.store().Read([](store::Database& db) { return store::GlossaryRepo(db).List(); });
+}
+
+Result<std::optional<store::GlossaryEntry>> FindGlossaryTerm(Namespace& ns, const std::string& term) {
+  return ns.store().Read([&](store::Database& db) { return store::GlossaryRepo(db).Get(term); });
+}
+
+Result<store::GlossaryEntry> PutGlossaryTerm(Namespace& ns, const store::GlossaryEntry& entry) {
+  return ns.store().Write([&](store::Database& db) { return store::GlossaryRepo(db).Put(entry, ns.clock().Now()); });
+}
+
+Result<bool> DeleteGlossaryTerm(Namespace& ns, const std::string& term) {
+  return ns.store().Write([&](store::Database& db) { return store::GlossaryRepo(db).Delete(term); });
+}
+
 }  // namespace cilia::memory

@@ -27,4 +27,12 @@ std::vector<std::string> MatchGlossary(const std::vector<store::GlossaryEntry>& 
 // read gives no lines (logged): a turn never fails for it.
 std::vector<std::string> GlossaryHits(Namespace& ns, std::string_view turn_text);
 
+// The glossary itself, for the REST routes: all entries by term, one term,
+// an entry written (created or replaced, at the namespace clock's now), one
+// deleted (false when there was none).
+Result<std::vector<store::GlossaryEntry>> ListGlossary(Namespace& ns);
+Result<std::optional<store::GlossaryEntry>> FindGlossaryTerm(Namespace& ns, const std::string& term);
+Result<store::GlossaryEntry> PutGlossaryTerm(Namespace& ns, const store::GlossaryEntry& entry);
+Result<bool> DeleteGlossaryTerm(Namespace& ns, const std::string& term);
+
 }  // namespace cilia::memory

@@ -16,6 +16,7 @@
 #include "index/lexical.h"
 #include "memory/archive/archive.h"
 #include "memory/excerpts/excerpts.h"
+#include "memory/public_id.h"
 #include "memory/recall/recall.h"
 #include "store/excerpt_repo.h"
 #include "store/message_repo.h"

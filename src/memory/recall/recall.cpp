@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <chrono>
 #include <cmath>
 
@@ -36,6 +35,8 @@ Result<RecallRequest> ParseRecallRequest(const nlohmann::json& body, const TimeZ
   if (r.query.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidArgument("query: must not be empty");
   }
+  // SQLite's full-text syntax has no NUL: the exact lane would fail on it.
+  if (r.query.find('\0') != std::string::npos) return Status::InvalidArgument("query: must not contain NUL (U+0000)");
   if (body.contains("limit") && !body["limit"].is_null()) {
     if (!body["limit"].is_number_integer()) {
       return Status::InvalidArgument(fmt::format("limit: must be an integer 1..{}", max_limit));
@@ -80,17 +81,6 @@ nlohmann::json ToJson(const RecallReply& reply, const TimeZone& tz) {
                        {"score", std::round(r.score * 10000) / 10000}});
   }
   return {{"results", std::move(results)}, {"took_ms", std::round(reply.took_ms * 100) / 100}};
-}
-
-std::string WindowPublicId(int64_t window_id) { return "w_" + std::to_string(window_id); }
-
-std::optional<int64_t> ParseWindowId(std::string_view id) {
-  if (id.substr(0, 2) != "w_" || id.size() == 2) return std::nullopt;
-  int64_t n = 0;
-  const char* end = id.data() + id.size();
-  auto [ptr, ec] = std::from_chars(id.data() + 2, end, n);
-  if (ec != std::errc() || ptr != end || n <= 0) return std::nullopt;
-  return n;
 }
 
 Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_access) {

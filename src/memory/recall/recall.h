@@ -14,6 +14,7 @@
 #include "core/status.h"
 #include "core/time.h"
 #include "memory/namespace.h"
+#include "memory/public_id.h"
 
 namespace cilia::memory {
 
@@ -51,10 +52,6 @@ struct RecallReply {
 };
 
 nlohmann::json ToJson(const RecallReply& reply, const TimeZone& tz);
-
-// "w_<n>", the id of a window's result (of a merged result, its first window).
-std::string WindowPublicId(int64_t window_id);
-std::optional<int64_t> ParseWindowId(std::string_view id);
 
 // `count_access`: recall (true) raises access counts and logs what was
 // returned; search (false) is only a look.

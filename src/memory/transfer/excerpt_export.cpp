@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/json_write.h"
 #include "memory/excerpts/excerpt_index.h"
 #include "store/excerpt_repo.h"
 
@@ -14,8 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-json Opt(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
-json Opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 
 // Field readers; errors name the line and field.
 class Reader {
@@ -62,27 +61,27 @@ Status ExportExcerpts(store::Database& db, const std::function<std::string(int64
   CILIA_RETURN_IF_ERROR(repo.ForEach([&](const store::ExcerptRecord& e) {
     out << json{{"type", kExcerpt}, {"id", e.id}, {"content", e.content}, {"quote", e.quote},
                 {"conversation_id", conversation_of(e.source.conversation_id)}, {"message", e.source.message_id},
-                {"span", {e.source.span_start, e.source.span_end}}, {"kind", e.type}, {"fact_key", Opt(e.fact_key)},
-                {"confidence", e.confidence}, {"importance", e.importance}, {"valid_from", Opt(e.valid_from)},
-                {"valid_to", Opt(e.valid_to)}, {"status", e.status}, {"superseded_by", Opt(e.superseded_by)},
+                {"span", {e.source.span_start, e.source.span_end}}, {"kind", e.type}, {"fact_key", OrNull(e.fact_key)},
+                {"confidence", e.confidence}, {"importance", e.importance}, {"valid_from", OrNull(e.valid_from)},
+                {"valid_to", OrNull(e.valid_to)}, {"status", e.status}, {"superseded_by", OrNull(e.superseded_by)},
                 {"pinned", e.pinned}, {"author", e.author}, {"seen_count", e.seen_count},
-                {"access_count", e.access_count}, {"last_recalled", Opt(e.last_recalled)},
+                {"access_count", e.access_count}, {"last_recalled", OrNull(e.last_recalled)},
                 {"created_at", e.created_at}, {"updated_at", e.updated_at}}
                .dump()
         << '\n';
   }));
   CILIA_RETURN_IF_ERROR(repo.ForEachHistory([&](const store::HistoryRecord& h) {
     out << json{{"type", kHistory}, {"id", h.id}, {"excerpt_id", h.excerpt_id}, {"at", h.at}, {"who", h.who},
-                {"action", h.action}, {"old", Opt(h.old_values)}, {"new", Opt(h.new_values)}}
+                {"action", h.action}, {"old", OrNull(h.old_values)}, {"new", OrNull(h.new_values)}}
                .dump()
         << '\n';
   }));
   CILIA_RETURN_IF_ERROR(repo.ForEachCandidate([&](const store::CandidateRecord& c) {
     out << json{{"type", kCandidate}, {"id", c.id}, {"content", c.content}, {"quote", c.quote},
                 {"conversation_id", conversation_of(c.source.conversation_id)}, {"message", c.source.message_id},
-                {"span", {c.source.span_start, c.source.span_end}}, {"kind", c.type}, {"fact_key", Opt(c.fact_key)},
-                {"confidence", c.confidence}, {"date", c.date}, {"reason", c.reason}, {"target_id", Opt(c.target_id)},
-                {"status", c.status}, {"result_id", Opt(c.result_id)}, {"decided_by", c.decided_by},
+                {"span", {c.source.span_start, c.source.span_end}}, {"kind", c.type}, {"fact_key", OrNull(c.fact_key)},
+                {"confidence", c.confidence}, {"date", c.date}, {"reason", c.reason}, {"target_id", OrNull(c.target_id)},
+                {"status", c.status}, {"result_id", OrNull(c.result_id)}, {"decided_by", c.decided_by},
                 {"created_at", c.created_at}, {"updated_at", c.updated_at}}
                .dump()
         << '\n';

@@ -224,4 +224,14 @@ std::vector<store::JobRun> Scheduler::RunDue() {
   return runs;
 }
 
+Result<JobHistory> ListJobRuns(Namespace& ns, std::optional<std::string> job, std::optional<int64_t> before_id,
+                               int limit, int failed_limit) {
+  return ns.store().Read([&](store::Database& db) -> Result<JobHistory> {
+    JobHistory history;
+    CILIA_ASSIGN_OR_RETURN(history.runs, store::JobRunRepo(db).List(std::move(job), before_id, limit));
+    CILIA_ASSIGN_OR_RETURN(history.failed_items, store::DigestRepo(db).FailedItems(failed_limit));
+    return history;
+  });
+}
+
 }  // namespace cilia::memory

@@ -25,6 +25,7 @@
 #include "core/status.h"
 #include "memory/namespace.h"
 #include "memory/registry.h"
+#include "store/digest_repo.h"
 #include "store/job_run_repo.h"
 
 namespace cilia::memory {
@@ -107,5 +108,14 @@ class Scheduler {
   bool stopping_ = false;
   std::optional<Executor::Joined<std::function<void()>>> loop_;
 };
+
+// The runs of `job` (all jobs when nullopt), newest first, before run
+// `before_id`; and the nightly items that keep failing, at most `limit`.
+struct JobHistory {
+  std::vector<store::JobRun> runs;
+  std::vector<store::NightlyItem> failed_items;
+};
+Result<JobHistory> ListJobRuns(Namespace& ns, std::optional<std::string> job, std::optional<int64_t> before_id,
+                               int limit, int failed_limit);
 
 }  // namespace cilia::memory

@@ -69,4 +69,8 @@ Result<store::PreciousPassage> Pin(Namespace& ns, const PinRequest& request, Uni
   });
 }
 
+Result<std::vector<store::PreciousPassage>> ListPrecious(Namespace& ns) {
+  return ns.store().Read([](store::Database& db) { return store::PreciousRepo(db).List(); });
+}
+
 }  // namespace cilia::memory

@@ -26,4 +26,7 @@ struct PinRequest {
 // store::kMaxPreciousBytes.
 Result<store::PreciousPassage> Pin(Namespace& ns, const PinRequest& request, UnixMs now);
 
+// Every pinned passage, oldest first.
+Result<std::vector<store::PreciousPassage>> ListPrecious(Namespace& ns);
+
 }  // namespace cilia::memory

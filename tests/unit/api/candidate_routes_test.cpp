@@ -23,30 +23,34 @@ class CandidateRoutesTest : public ::testing::Test {
                   {"u2", "user", "Lena", "Big news: I moved to Beijing last week.", 1'779'900'060'000}};
     ASSERT_TRUE(memory::Archive(server_.ns()).StoreAndIndex(c).ok());
   }
-  // A queued candidate quoting u2, optionally targeting an excerpt.
-  std::string Queue(std::optional<int64_t> target = std::nullopt) {
+  // A queued candidate quoting u2, optionally targeting an excerpt (use
+  // with ASSERT_NO_FATAL_FAILURE).
+  void Queue(std::string* id, std::optional<int64_t> target = std::nullopt) {
     memory::NewExcerpt item;
     item.content = "Lena lives in Beijing.";
     item.quote = "I moved to Beijing last week";
     item.conversation_id = "chat";
     auto checked = memory::Excerpts(server_.ns()).CheckQuote(item);
-    EXPECT_TRUE(checked.ok());
+    ASSERT_TRUE(checked.ok()) << checked.status().ToString();
     memory::Excerpts::Draft d;
     d.content = item.content;
     d.quote = *checked;
     d.confidence = 0.6;
     d.fact_key = "home_city";
     auto c = memory::Candidates(server_.ns()).Queue(d, "2026-05-20", "low_confidence", target);
-    EXPECT_TRUE(c.ok());
-    return memory::CandidatePublicId(c->id);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    *id = memory::CandidatePublicId(c->id);
   }
-  int64_t Excerpt(const std::string& who) {
+  // An excerpt of u1 written by `who` (use with ASSERT_NO_FATAL_FAILURE).
+  void Excerpt(const std::string& who, int64_t* id = nullptr) {
     memory::NewExcerpt item;
     item.content = "Lena lives in Chengdu.";
     item.quote = "I live in Chengdu";
     item.conversation_id = "chat";
     item.fact_key = "home_city";
-    return memory::Excerpts(server_.ns()).Create(item, who)->id;
+    auto created = memory::Excerpts(server_.ns()).Create(item, who);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    if (id) *id = created->id;
   }
   httplib::Result Post(const std::string& path, const json& body, const std::string& key) {
     return server_.client().Post(path.c_str(), server_.As(key), body.dump(), "application/json");
@@ -59,7 +63,8 @@ class CandidateRoutesTest : public ::testing::Test {
 };
 
 TEST_F(CandidateRoutesTest, ListingShowsPendingCandidatesWithTheirEvidence) {
-  const std::string id = Queue();
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(Queue(&id));
   auto r = server_.client().Get("/v1/candidates", server_.As(server_.reader));
   ASSERT_EQ(r->status, 200) << r->body;
   const json list = json::parse(r->body);
@@ -74,8 +79,9 @@ TEST_F(CandidateRoutesTest, ListingShowsPendingCandidatesWithTheirEvidence) {
 }
 
 TEST_F(CandidateRoutesTest, ApproveSupersedesTheHolderAndTheMemoryAppears) {
-  Excerpt(memory::kByExtractor);
-  const std::string id = Queue();
+  ASSERT_NO_FATAL_FAILURE(Excerpt(memory::kByExtractor));
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(Queue(&id));
   auto r = Post("/v1/candidates/" + id + "/approve", json::object(), server_.writer);
   ASSERT_EQ(r->status, 200) << r->body;
   const json out = json::parse(r->body);
@@ -88,8 +94,10 @@ TEST_F(CandidateRoutesTest, ApproveSupersedesTheHolderAndTheMemoryAppears) {
 }
 
 TEST_F(CandidateRoutesTest, ApprovingOverTheOwnersExcerptIs409WithAReason) {
-  const int64_t owners = Excerpt(memory::kByOwner);
-  const std::string id = Queue(owners);
+  int64_t owners = 0;
+  ASSERT_NO_FATAL_FAILURE(Excerpt(memory::kByOwner, &owners));
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(Queue(&id, owners));
   auto r = Post("/v1/candidates/" + id + "/approve", json::object(), server_.admin);
   ASSERT_EQ(r->status, 409);
   EXPECT_THAT(json::parse(r->body)["error"]["message"].get<std::string>(), HasSubstr("which the owner wrote"));
@@ -98,8 +106,9 @@ TEST_F(CandidateRoutesTest, ApprovingOverTheOwnersExcerptIs409WithAReason) {
 }
 
 TEST_F(CandidateRoutesTest, MergeNeedsATargetAndDiscardCloses) {
-  Excerpt(memory::kByExtractor);
-  const std::string id = Queue();
+  ASSERT_NO_FATAL_FAILURE(Excerpt(memory::kByExtractor));
+  std::string id;
+  ASSERT_NO_FATAL_FAILURE(Queue(&id));
   EXPECT_EQ(Post("/v1/candidates/" + id + "/merge", json::object(), server_.writer)->status, 400);
   auto merged = Post("/v1/candidates/" + id + "/merge", {{"target_id", "x_1"}}, server_.writer);
   ASSERT_EQ(merged->status, 200) << merged->body;

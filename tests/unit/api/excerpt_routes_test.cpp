@@ -27,11 +27,11 @@ class ExcerptRoutesTest : public ::testing::Test {
   httplib::Result Get(const std::string& path, const std::string& key) {
     return server_.client().Get(path.c_str(), server_.As(key));
   }
-  json Create(const json& body, const std::string& key) {
+  // Posts a memory and checks it was stored (use with ASSERT_NO_FATAL_FAILURE).
+  void Create(const json& body, const std::string& key) {
     auto r = Post("/v1/memories", body, key);
-    EXPECT_TRUE(r);
-    EXPECT_TRUE(r->status == 201 || r->status == 200) << r->body;
-    return json::parse(r->body);
+    ASSERT_TRUE(r);
+    ASSERT_TRUE(r->status == 201 || r->status == 200) << r->body;
   }
   static json Chengdu() {
     return {{"content", "Lena lives in Chengdu."}, {"quote", "I live in Chengdu"}, {"conversation_id", "chat"},
@@ -79,7 +79,7 @@ TEST_F(ExcerptRoutesTest, PostWithoutAQuoteStoresTheWordsAsANoteAndQuotesIt) {
 }
 
 TEST_F(ExcerptRoutesTest, PostWithAHeldFactKeyUpdatesAndAnAgentCannotOverwriteTheOwner) {
-  Create(Chengdu(), server_.admin);
+  ASSERT_NO_FATAL_FAILURE(Create(Chengdu(), server_.admin));
   json beijing = {{"content", "Lena lives in Beijing."}, {"quote", "我上周搬到北京了"}, {"conversation_id", "chat"},
                   {"fact_key", "home_city"}};
   auto refused = Post("/v1/memories", beijing, server_.writer);
@@ -102,7 +102,7 @@ TEST_F(ExcerptRoutesTest, AQuoteThatIsNotInTheMessageIs400) {
 }
 
 TEST_F(ExcerptRoutesTest, SupersedeReviveArchivePinAndHistory) {
-  Create(Chengdu(), server_.writer);
+  ASSERT_NO_FATAL_FAILURE(Create(Chengdu(), server_.writer));
   json beijing = {{"content", "Lena lives in Beijing."}, {"quote", "我上周搬到北京了"}, {"conversation_id", "chat"}};
   auto sup = Post("/v1/memories/x_1/supersede", beijing, server_.writer);
   ASSERT_EQ(sup->status, 200) << sup->body;
@@ -131,7 +131,7 @@ TEST_F(ExcerptRoutesTest, SupersedeReviveArchivePinAndHistory) {
 }
 
 TEST_F(ExcerptRoutesTest, PatchDeleteAndMissingIds) {
-  Create(Chengdu(), server_.writer);
+  ASSERT_NO_FATAL_FAILURE(Create(Chengdu(), server_.writer));
   auto patched = server_.client().Patch("/v1/memories/x_1", server_.As(server_.writer),
                                         R"({"content": "Lena lived in Chengdu.", "importance": 0.9})", "application/json");
   ASSERT_EQ(patched->status, 200) << patched->body;
@@ -151,7 +151,7 @@ TEST_F(ExcerptRoutesTest, PagesComeNewestFirstWithACursor) {
     body.erase("fact_key");
     body.erase("message_id");
     body["quote"] = quote;
-    Create(body, server_.writer);
+    ASSERT_NO_FATAL_FAILURE(Create(body, server_.writer));
   }
   json first = json::parse(Get("/v1/memories?limit=2", server_.reader)->body);
   ASSERT_EQ(first["memories"].size(), 2u);
@@ -170,7 +170,7 @@ TEST_F(ExcerptRoutesTest, ScopesAreChecked) {
   EXPECT_EQ(Post("/v1/memories", Chengdu(), server_.reader)->status, 403);
   EXPECT_EQ(Get("/v1/memories", server_.chat)->status, 403);
   EXPECT_EQ(server_.client().Get("/v1/memories")->status, 401);
-  Create(Chengdu(), server_.writer);
+  ASSERT_NO_FATAL_FAILURE(Create(Chengdu(), server_.writer));
   EXPECT_TRUE(json::parse(Get("/v1/memories", server_.other_admin)->body)["memories"].empty())
       << "another namespace sees none";
 }

@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/clock.h"
 #include "core/version.h"
+#include "testing/raw_client.h"
 
 namespace cilia::api {
 namespace {
@@ -42,42 +44,42 @@ class ServerTest : public ::testing::Test {
   void Start(ServerOptions options = {}) {
     options.threads = 4;
     server_ = std::make_unique<ApiServer>(options, Authenticator(keys_.get(), kEnvKey));
-    auto echo = [](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-      json body = {{"namespace", who.name_space}, {"key_id", who.key_id}};
-          if (req.matches.size() > 1) body["item"] = req.matches[1];
-      ReplyJson(res, 200, body);
+    auto echo = [](const Request& req) -> Result<Reply> {
+      json body = {{"namespace", req.who.name_space}, {"key_id", req.who.key_id}};
+      if (!req.captures.empty()) body["item"] = req.captures[0];
+      return Reply::Json(body);
     };
     server_->Handle("GET", "/v1/echo", Scope::kMemoryRead, echo);
     server_->Handle("POST", "/v1/echo", Scope::kMemoryWrite, echo);
     server_->Handle("GET", R"(/v1/items/([^/]+))", Scope::kMemoryRead, echo);
     server_->Handle("GET", "/mcp", Scope::kMemoryRead, echo, ErrorStyle::kOpenAI, /*allow_query_token=*/true);
     server_->Handle("POST", "/v1/messages", Scope::kChat, echo, ErrorStyle::kAnthropic);
-    server_->Handle("GET", "/v1/boom", Scope::kMemoryRead,
-                    [](const httplib::Request&, httplib::Response&, const Principal&) {
-                      throw std::runtime_error("kaboom: secret detail");
-                    });
-    server_->Handle("GET", "/v1/stream", Scope::kMemoryRead,
-                    [](const httplib::Request&, httplib::Response& res, const Principal&) {
-                      res.set_chunked_content_provider("text/event-stream", [](size_t, httplib::DataSink& sink) {
-                        sink.os << "data: 1\n\n";
-                        sink.done();
-                        return true;
-                      });
-                    });
-    server_->Handle("GET", "/v1/broken-stream", Scope::kMemoryRead,
-                    [](const httplib::Request&, httplib::Response& res, const Principal&) {
-                      res.set_chunked_content_provider("text/event-stream", [](size_t, httplib::DataSink&) -> bool {
-                        throw std::runtime_error("the producer died");
-                      });
-                    });
-    server_->Handle("GET", "/v1/half-stream", Scope::kMemoryRead,
-                    [](const httplib::Request&, httplib::Response& res, const Principal&) {
-                      res.set_chunked_content_provider("text/event-stream",
-                                                       [](size_t, httplib::DataSink&) { return true; });
-                      throw std::runtime_error("failed after choosing to stream");
-                    });
-    server_->HandlePublic("GET", "/admin", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content("<!doctype html>", "text/html");
+    server_->Handle("GET", "/v1/refused", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      return Status::Conflict("the handler says no");
+    });
+    server_->Handle("GET", "/v1/refused-anthropic", Scope::kMemoryRead,
+                    [](const Request&) -> Result<Reply> { return Status::Busy("try later"); }, ErrorStyle::kAnthropic);
+    server_->Handle("GET", "/v1/boom", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      throw std::runtime_error("kaboom: secret detail");
+    });
+    server_->Handle("GET", "/v1/stream", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      return Reply::Stream("text/event-stream", [](httplib::DataSink& sink) {
+        sink.os << "data: 1\n\n";
+        sink.done();
+        return true;
+      });
+    });
+    server_->Handle("GET", "/v1/broken-stream", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      return Reply::Stream("text/event-stream",
+                           [](httplib::DataSink&) -> bool { throw std::runtime_error("the producer died"); });
+    });
+    server_->Handle("GET", "/v1/half-stream", Scope::kMemoryRead, [](const Request&) -> Result<Reply> {
+      Reply stream = Reply::Stream("text/event-stream", [](httplib::DataSink&) { return true; });
+      (void)stream;
+      throw std::runtime_error("failed after choosing to stream");
+    });
+    server_->HandlePublic("GET", "/admin", [](const Request&) -> Result<Reply> {
+      return Reply::Text("<!doctype html>", "text/html");
     });
     auto port = server_->Start({"127.0.0.1", 0});
     ASSERT_TRUE(port.ok()) << port.status().ToString();
@@ -229,12 +231,139 @@ TEST_F(ServerTest, ABodyOverTheLimitIs413) {
   EXPECT_EQ(small->status, 200);
 }
 
+TEST_F(ServerTest, NoKeyIs401BeforeAnyOfTheBodyIsRead) {
+  Start();
+  testing::RawClient client(port_);
+  // The body is announced and never sent: the answer must not wait for it.
+  client.Send("POST /v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n");
+  const auto asked = std::chrono::steady_clock::now();
+  std::string answer = client.ReadUntilClosed(std::chrono::seconds(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2));
+  EXPECT_THAT(answer, ::testing::StartsWith("HTTP/1.1 401"));
+  EXPECT_TRUE(client.closed());  // the unread body is not taken for a request
+}
+
+TEST_F(ServerTest, AHugeDeclaredLengthIs413AtOnce) {
+  Start();
+  testing::RawClient client(port_);
+  client.Send("POST /v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + admin_ +
+              "\r\nContent-Length: 1000000000000\r\n\r\n{");
+  const auto asked = std::chrono::steady_clock::now();
+  std::string answer = client.ReadUntilClosed(std::chrono::seconds(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2));
+  EXPECT_THAT(answer, ::testing::StartsWith("HTTP/1.1 413"));
+  EXPECT_THAT(answer, HasSubstr("server.max_body_mb"));
+}
+
+TEST_F(ServerTest, AChunkedBodyIsCountedAsItArrives) {
+  ServerOptions options;
+  options.max_body_bytes = 1024;
+  Start(options);
+  testing::RawClient client(port_);
+  std::string request = "POST /v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + admin_ +
+                        "\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 4; ++i) request += "258\r\n" + std::string(600, ' ') + "\r\n";  // 0x258 = 600
+  client.Send(request);  // no last chunk: the server must stop reading by itself
+  std::string answer = client.ReadUntilClosed(std::chrono::seconds(5));
+  EXPECT_THAT(answer, ::testing::StartsWith("HTTP/1.1 413"));
+}
+
+TEST_F(ServerTest, ACompressedBodyIsCountedDecoded) {
+  ServerOptions options;
+  options.max_body_bytes = 1024;
+  Start(options);
+  client_->set_compress(true);  // gzip: 100 KB of spaces is a few hundred bytes on the wire
+  json error = OpenAIError(Post("/v1/echo", "\"" + std::string(100'000, ' ') + "\"", admin_), 413);
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("decoded"));
+  auto small = Post("/v1/echo", "{\"a\": 1}", admin_);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->status, 200);
+}
+
+TEST_F(ServerTest, AKeyOverItsRateLimitIs429WithRetryAfter) {
+  FakeClock clock(1'780'000'000'000);
+  ServerOptions options;
+  options.rate_limit_requests_per_minute = 2;
+  options.clock = &clock;
+  Start(options);
+  for (int i = 0; i < 2; ++i) {
+    auto ok = Get("/v1/echo", reader_);
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->status, 200);
+  }
+  auto limited = Get("/v1/echo", reader_);
+  ASSERT_TRUE(limited);
+  json error = OpenAIError(limited, 429);
+  EXPECT_EQ(limited->get_header_value("Retry-After"), "30");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("rate_limit_requests_per_minute"));
+  auto other = Get("/v1/echo", admin_);  // another key has its own allowance
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 200);
+  clock.Advance(30'000);
+  auto later = Get("/v1/echo", reader_);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->status, 200);
+}
+
+TEST_F(ServerTest, ChatBodiesCountAgainstTheTokenLimit) {
+  FakeClock clock(1'780'000'000'000);
+  ServerOptions options;
+  options.rate_limit_tokens_per_minute = 100;
+  options.clock = &clock;
+  Start(options);
+  const std::string big = "\"" + std::string(2000, 'a') + " " + std::string(2000, 'b') + "\"";
+  auto first = Post("/v1/messages", big, admin_);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200);
+  auto second = Post("/v1/messages", big, admin_);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 429);
+  EXPECT_TRUE(second->has_header("Retry-After"));
+  auto rest = Post("/v1/echo", big, admin_);  // not a chat route: no tokens counted
+  ASSERT_TRUE(rest);
+  EXPECT_EQ(rest->status, 200);
+}
+
 TEST_F(ServerTest, AnUnknownRouteIs404) {
   Start();
   json error = OpenAIError(Get("/v1/nothing-here", admin_), 404);
   EXPECT_EQ(error["type"], "not_found_error");
   EXPECT_EQ(error["message"], "no route for GET /v1/nothing-here");
-  OpenAIError(Post("/health", "{}"), 404);  // a known path with another method
+}
+
+TEST_F(ServerTest, AKnownPathWithAnotherMethodIs405WithAllow) {
+  Start();
+  auto reply = client_->Put("/v1/echo", httplib::Headers{{"Authorization", "Bearer " + admin_}}, "{}",
+                            "application/json");
+  ASSERT_TRUE(reply);
+  json error = OpenAIError(reply, 405);
+  EXPECT_EQ(reply->get_header_value("Allow"), "GET, POST");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("PUT is not allowed on /v1/echo"));
+  auto health = Post("/health", "{}");
+  ASSERT_TRUE(health);
+  OpenAIError(health, 405);
+  EXPECT_EQ(health->get_header_value("Allow"), "GET");
+}
+
+TEST_F(ServerTest, AFailedResultIsShapedLikeTheRoutesApi) {
+  Start();
+  json error = OpenAIError(Get("/v1/refused", admin_), 409);
+  EXPECT_EQ(error["message"], "the handler says no");
+  EXPECT_EQ(error["code"], "conflict");
+  auto anthropic = Get("/v1/refused-anthropic", admin_);
+  ASSERT_TRUE(anthropic);
+  EXPECT_EQ(anthropic->status, 503);
+  EXPECT_EQ(json::parse(anthropic->body),
+            json({{"type", "error"}, {"error", {{"type", "overloaded_error"}, {"message", "try later"}}}}));
+}
+
+TEST_F(ServerTest, APercentEncodedSlashStaysInsideItsPathSegment) {
+  Start();
+  auto reply = Get("/v1/items/trip%2F2023", admin_);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(json::parse(reply->body)["item"], "trip/2023");
+  OpenAIError(Get("/v1/items/trip/2023", admin_), 404);
 }
 
 TEST_F(ServerTest, AnExceptionInAHandlerIsAShaped500WithoutItsDetail) {
@@ -367,8 +496,18 @@ TEST_F(ServerTest, ShutdownWithNothingInFlightFinishes) {
 
 TEST_F(ServerTest, ARouteWithABadPatternIsSkippedNotThrown) {
   ApiServer server(ServerOptions{}, Authenticator(nullptr, ""));
-  server.Handle("GET", "/v1/(unclosed", Scope::kChat, [](const httplib::Request&, httplib::Response&, const Principal&) {});
-  server.HandlePublic("GET", "[", [](const httplib::Request&, httplib::Response&) {});
+  auto fine = [](const Request&) -> Result<Reply> { return Reply::Json({{"fine", true}}); };
+  server.HandlePublic("GET", "/v1/(unclosed", fine);
+  server.HandlePublic("GET", "[", fine);
+  server.HandlePublic("GET", "/v1/after", fine);
+  auto port = server.Start({"127.0.0.1", 0});
+  ASSERT_TRUE(port.ok()) << port.status().ToString();
+  httplib::Client client("127.0.0.1", *port);
+  auto after = client.Get("/v1/after");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+  json error = OpenAIError(client.Get("/v1/(unclosed"), 404);
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("no route"));
 }
 
 TEST_F(ServerTest, ABusyPortIsAClearError) {

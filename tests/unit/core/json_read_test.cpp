@@ -81,6 +81,51 @@ TEST(ParseJsonText, NumbersLinesFromTheGivenFirstLine) {
   EXPECT_THAT(parsed.status().message(), StartsWith("line 42, column 6:"));
 }
 
+std::string Nested(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+TEST(ParseJsonText, RefusesNestingDeeperThanTheLimit) {
+  // 58,000 levels crashed the server when the value was serialised.
+  Result<json> deep = ParseJsonText(Nested(58'000));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(deep.status().message(), "line 1, column 129: nested deeper than 128 levels");
+  EXPECT_TRUE(ParseJsonText(Nested(128)).ok());
+  EXPECT_FALSE(ParseJsonText("{\"a\":" + Nested(128) + "}").ok());
+}
+
+TEST(ParseJsonText, BracketsInsideStringsAreNotNesting) {
+  const std::string text = "[\"" + std::string(500, '[') + "\\\"{\"]";
+  Result<json> parsed = ParseJsonText(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ((*parsed)[0].get<std::string>().size(), 502u);
+}
+
+TEST(ParseJsonText, RefusesMoreValuesThanTheLimit) {
+  ParseLimits limits;
+  limits.max_values = 4;
+  EXPECT_TRUE(ParseJsonText("[1,2,3]", 1, limits).ok());
+  Result<json> many = ParseJsonText("[1,2,3,4,5]", 1, limits);
+  ASSERT_FALSE(many.ok());
+  EXPECT_THAT(many.status().message(), HasSubstr("more than 4 values"));
+  EXPECT_TRUE(ParseJsonText("[\"a,b,c,d,e,f\"]", 1, limits).ok());
+}
+
+TEST(ParseJsonText, ANumberOutOfRangeIsAnInvalidArgument) {
+  Result<json> parsed = ParseJsonText("{\"limit\": 1e999}");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), Code::kInvalidArgument);
+  EXPECT_THAT(parsed.status().message(), HasSubstr("1e999"));
+  EXPECT_THAT(parsed.status().message(), Not(HasSubstr("json.exception")));
+}
+
+TEST(FieldReaders, AStringArrayNamesTheItemThatIsNotAString) {
+  json object = {{"aliases", {"Chengdu", "蓉城"}}, {"bad", {"a", 2}}, {"flat", "a,b"}};
+  EXPECT_EQ(*OptionalStringArray(object, "aliases", ""), (std::vector<std::string>{"Chengdu", "蓉城"}));
+  EXPECT_TRUE(OptionalStringArray(object, "missing", "")->empty());
+  EXPECT_EQ(OptionalStringArray(object, "bad", "entry").status().message(), "entry.bad[1]: must be a string");
+  EXPECT_EQ(OptionalStringArray(object, "flat", "").status().message(), "flat: must be an array");
+}
+
 TEST(FieldReaders, TreatAbsentAndNullAsNotGiven) {
   json object = {{"s", "x"}, {"n", nullptr}};
   EXPECT_EQ(*OptionalString(object, "s", ""), "x");

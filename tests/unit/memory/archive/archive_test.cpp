@@ -383,9 +383,9 @@ TEST(MessageIds, InternalIdsRoundTrip) {
   EXPECT_EQ(MessagePublicId(m), "m_42");
   m.caller_id = "D1:3";
   EXPECT_EQ(MessagePublicId(m), "D1:3");
-  EXPECT_EQ(ParseInternalMessageId("m_42"), 42);
-  EXPECT_FALSE(ParseInternalMessageId("m_4x").has_value());
-  EXPECT_FALSE(ParseInternalMessageId("D1:3").has_value());
+  EXPECT_EQ(ParsePublicId(IdKind::kMessage, "m_42"), 42);
+  EXPECT_FALSE(ParsePublicId(IdKind::kMessage, "m_4x").has_value());
+  EXPECT_FALSE(ParsePublicId(IdKind::kMessage, "D1:3").has_value());
 }
 
 
