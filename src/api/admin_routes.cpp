@@ -8,10 +8,12 @@
 
 #include "api/admin_assets.h"
 #include "api/route_support.h"
+#include "core/json_read.h"
 #include "core/version.h"
 #include "ingest/importers.h"
 #include "memory/archive/archive.h"
 #include "memory/transfer/export.h"
+#include "memory/turns.h"
 #include "store/message_repo.h"
 
 namespace cilia::api {
@@ -42,23 +44,22 @@ bool NotModified(const httplib::Request& req, std::string_view etag) {
   return false;
 }
 
-void ServeAsset(const httplib::Request& req, httplib::Response& res, std::string_view path) {
+Result<Reply> ServeAsset(const httplib::Request& req, std::string_view path) {
   const AdminAsset* asset = FindAdminAsset(path);
-  if (!asset) return ReplyError(res, Status::NotFound(fmt::format("the admin page has no file \"{}\"", path)));
+  if (!asset) return Status::NotFound(fmt::format("the admin page has no file \"{}\"", path));
   const std::string etag = fmt::format("\"{}\"", asset->hash);
+  Reply reply = NotModified(req, etag)
+                    ? Reply::Text("", "", 304)
+                    : Reply::Text(std::string(reinterpret_cast<const char*>(asset->data), asset->size),
+                                  AdminContentType(asset->path));
   // Weak: httplib may compress the body, and the bytes then differ per encoding.
-  res.set_header("ETag", "W/" + etag);
-  res.set_header("Cache-Control", "no-cache");  // always revalidated: a new binary's page shows at once
-  res.set_header("Vary", "Accept-Encoding");
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_header("Referrer-Policy", "no-referrer");
-  res.set_header("Content-Security-Policy", kPagePolicy);
-  if (NotModified(req, etag)) {
-    res.status = 304;
-    return;
-  }
-  res.status = 200;
-  res.set_content(reinterpret_cast<const char*>(asset->data), asset->size, AdminContentType(asset->path));
+  return std::move(reply)
+      .WithHeader("ETag", "W/" + etag)
+      .WithHeader("Cache-Control", "no-cache")  // always revalidated: a new binary's page shows at once
+      .WithHeader("Vary", "Accept-Encoding")
+      .WithHeader("X-Content-Type-Options", "nosniff")
+      .WithHeader("Referrer-Policy", "no-referrer")
+      .WithHeader("Content-Security-Policy", kPagePolicy);
 }
 
 // "https://user:secret@host/v1" -> "https://•••@host/v1".
@@ -130,12 +131,12 @@ Result<json> ImportChats(memory::Namespace& ns, std::string_view body, ingest::I
 // Whether the body's first line is a cilia export's header.
 bool IsCiliaDump(std::string_view body) {
   std::string_view first = body.substr(0, body.find('\n'));
-  json header = json::parse(first.begin(), first.end(), nullptr, false);
-  return header.is_object() && header.value("type", json()) == "cilia-export";
+  auto header = cilia::json::ParseJsonText(first, 1, cilia::json::kRequestLimits);
+  return header.ok() && header->is_object() && header->value("type", json()) == "cilia-export";
 }
 
-Result<json> ImportDump(memory::Namespace& ns, const std::string& body) {
-  std::istringstream in(body);
+Result<json> ImportDump(memory::Namespace& ns, std::string_view body) {
+  std::istringstream in{std::string(body)};
   CILIA_ASSIGN_OR_RETURN(memory::ImportSummary summary, memory::ImportNamespace(ns, in));
   return json{{"format", "cilia"},
               {"conversations", summary.conversations},
@@ -319,105 +320,80 @@ std::optional<double> UsageCost(const store::TurnRepo::Usage& u, const PriceConf
 
 void RegisterAdminRoutes(ApiServer& server, memory::Registry& registry) {
   for (const char* index : {"/admin", "/admin/"}) {
-    server.HandlePublic("GET", index, [](const httplib::Request& req, httplib::Response& res) {
-      ServeAsset(req, res, "index.html");
-    });
+    server.HandlePublic("GET", index, [](const Request& req) { return ServeAsset(req.http, "index.html"); });
   }
-  server.HandlePublic("GET", R"(/admin/(.+))", [](const httplib::Request& req, httplib::Response& res) {
-    ServeAsset(req, res, std::string(req.matches[1]));
-  });
+  server.HandlePublic("GET", R"(/admin/(.+))", [](const Request& req) { return ServeAsset(req.http, req.captures[0]); });
 
   // Any valid key may ask what it is: the page hides what its scopes forbid.
-  server.HandlePublic("GET", "/v1/whoami",
-                      [&server](const httplib::Request& req, httplib::Response& res) {
-                        Result<Principal> who = server.authenticator().Authenticate(req, /*allow_query_token=*/false);
-                        if (!who.ok()) return ReplyError(res, who.status());
-                        ReplyJson(res, 200,
-                                  {{"key_id", who->key_id},
-                                   {"namespace", who->name_space},
-                                   {"scopes", ScopeNames(who->scopes)}});
-                      });
+  server.HandlePublic("GET", "/v1/whoami", [&server](const Request& req) -> Result<Reply> {
+    CILIA_ASSIGN_OR_RETURN(Principal who, server.authenticator().Authenticate(req.http, /*allow_query_token=*/false));
+    return Reply::Json({{"key_id", who.key_id}, {"namespace", who.name_space}, {"scopes", ScopeNames(who.scopes)}});
+  });
 
-  server.Handle("GET", "/v1/export", Scope::kAdmin,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  auto ns = registry.Get(who.name_space);
-                  if (!ns.ok()) return ReplyError(res, ns.status());
-                  // Whole before the answer starts, so that a failure is a shaped
-                  // error and never a truncated dump under a 200.
-                  std::ostringstream dump;
-                  if (Status exported = memory::ExportNamespace(**ns, dump); !exported.ok()) {
-                    return ReplyError(res, exported);
-                  }
-                  const std::string day = registry.tz().LocalDate(registry.clock().Now()).ToString();
-                  res.set_header("Content-Disposition",
-                                 fmt::format("attachment; filename=\"cilia-{}-{}.jsonl\"", who.name_space, day));
-                  res.status = 200;
-                  res.set_content(std::move(dump).str(), "application/x-ndjson; charset=utf-8");
-                });
+  server.Handle("GET", "/v1/export", Scope::kAdmin, [&registry](const Request& req) -> Result<Reply> {
+    CILIA_ASSIGN_OR_RETURN(std::shared_ptr<memory::Namespace> ns, registry.Get(req.who.name_space));
+    // Whole before the answer starts, so that a failure is a shaped error
+    // and never a truncated dump under a 200.
+    std::ostringstream dump;
+    CILIA_RETURN_IF_ERROR(memory::ExportNamespace(*ns, dump));
+    const std::string day = registry.tz().LocalDate(registry.clock().Now()).ToString();
+    return Reply::Text(std::move(dump).str(), "application/x-ndjson; charset=utf-8")
+        .WithHeader("Content-Disposition",
+                    fmt::format("attachment; filename=\"cilia-{}-{}.jsonl\"", req.who.name_space, day));
+  });
 
-  server.Handle("POST", "/v1/import", Scope::kAdmin,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  const std::string format = req.has_param("format") ? req.get_param_value("format") : "auto";
-                  const bool dump = format == "cilia" || (format == "auto" && IsCiliaDump(req.body));
-                  std::optional<ingest::ImportFormat> chats;
-                  if (!dump) {
-                    auto parsed = ingest::ParseImportFormat(format);
-                    if (!parsed.ok()) {
-                      return ReplyError(res, Status::InvalidArgument(fmt::format(
-                                                 "format: {} (or cilia, a cilia export)", parsed.status().message())));
-                    }
-                    chats = *parsed;
-                  }
-                  if (req.body.empty()) return ReplyError(res, Status::InvalidArgument("the request body is empty; "
-                                                                                       "expected the file to import"));
-                  // A SillyTavern chat is named by its file.
-                  std::string stem = req.get_param_value("name");
-                  if (size_t dot = stem.rfind('.'); dot != std::string::npos) stem.resize(dot);
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    return dump ? ImportDump(ns, req.body) : ImportChats(ns, req.body, *chats, stem);
-                  });
-                });
+  server.Handle("POST", "/v1/import", Scope::kAdmin, [&registry](const Request& req) -> Result<Reply> {
+    const std::string format = req.http.has_param("format") ? req.http.get_param_value("format") : "auto";
+    const bool dump = format == "cilia" || (format == "auto" && IsCiliaDump(req.body));
+    std::optional<ingest::ImportFormat> chats;
+    if (!dump) {
+      auto parsed = ingest::ParseImportFormat(format);
+      if (!parsed.ok()) {
+        return Status::InvalidArgument(fmt::format("format: {} (or cilia, a cilia export)", parsed.status().message()));
+      }
+      chats = *parsed;
+    }
+    if (req.body.empty()) return Status::InvalidArgument("the request body is empty; expected the file to import");
+    // A SillyTavern chat is named by its file.
+    std::string stem = req.http.get_param_value("name");
+    if (size_t dot = stem.rfind('.'); dot != std::string::npos) stem.resize(dot);
+    return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+      return dump ? ImportDump(ns, req.body) : ImportChats(ns, req.body, *chats, stem);
+    });
+  });
 
-  server.Handle("GET", "/v1/timeline", Scope::kMemoryRead,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [](memory::Namespace& ns) { return TimelineJson(ns); });
-                });
+  server.Handle("GET", "/v1/timeline", Scope::kMemoryRead, [&registry](const Request& req) {
+    return ForNamespace(registry, req.who, [](memory::Namespace& ns) { return TimelineJson(ns); });
+  });
 
-  server.Handle("GET", R"(/v1/timeline/([^/]+))", Scope::kMemoryRead,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto day = ParseDate(std::string(req.matches[1]));
-                  if (!day.ok()) return ReplyError(res, Status::InvalidArgument("day: " + day.status().message()));
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) { return DayJson(ns, *day); });
-                });
+  server.Handle("GET", R"(/v1/timeline/([^/]+))", Scope::kMemoryRead, [&registry](const Request& req) -> Result<Reply> {
+    auto day = ParseDate(req.captures[0]);
+    if (!day.ok()) return Status::InvalidArgument("day: " + day.status().message());
+    return ForNamespace(registry, req.who, [&](memory::Namespace& ns) { return DayJson(ns, *day); });
+  });
 
-  server.Handle("GET", "/v1/settings", Scope::kAdmin,
-                [&registry](const httplib::Request&, httplib::Response& res, const Principal& who) {
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    const embed::Embedder& embedder = ns.embedder();
-                    return json{{"version", kVersion},
-                                {"namespace", ns.name()},
-                                {"config", SettingsConfigJson(registry.config())},
-                                {"embedder",
-                                 {{"id", embedder.id()}, {"dimension", embedder.dimension()}, {"remote", embedder.remote()}}},
-                                {"index", IndexHealthJson(ns)}};
-                  });
-                });
+  server.Handle("GET", "/v1/settings", Scope::kAdmin, [&registry](const Request& req) {
+    return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+      const embed::Embedder& embedder = ns.embedder();
+      return json{{"version", kVersion},
+                  {"namespace", ns.name()},
+                  {"config", SettingsConfigJson(registry.config())},
+                  {"embedder", {{"id", embedder.id()}, {"dimension", embedder.dimension()}, {"remote", embedder.remote()}}},
+                  {"index", IndexHealthJson(ns)}};
+    });
+  });
 
-  server.Handle("GET", "/v1/stats/usage", Scope::kAdmin,
-                [&registry](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-                  auto days = IntParam(req, "days", kDefaultUsageDays, 1, kMaxUsageDays);
-                  if (!days.ok()) return ReplyError(res, days.status());
-                  const std::string first_day =
-                      AddDays(registry.tz().LocalDate(registry.clock().Now()), -static_cast<int>(*days - 1)).ToString();
-                  ReplyForNamespace(registry, who, res, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto usage, ns.store().Read([&](store::Database& db) {
-                      return store::TurnRepo(db).UsageSince(first_day);
-                    }));
-                    json list = json::array();
-                    for (const auto& row : usage) list.push_back(UsageJson(row, registry.config()));
-                    return json{{"first_day", first_day}, {"days", std::move(list)}};
-                  });
-                });
+  server.Handle("GET", "/v1/stats/usage", Scope::kAdmin, [&registry](const Request& req) -> Result<Reply> {
+    CILIA_ASSIGN_OR_RETURN(const int64_t days, IntParam(req.http, "days", kDefaultUsageDays, 1, kMaxUsageDays));
+    const std::string first_day =
+        AddDays(registry.tz().LocalDate(registry.clock().Now()), -static_cast<int>(days - 1)).ToString();
+    return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
+      CILIA_ASSIGN_OR_RETURN(auto usage, memory::UsageSince(ns, first_day));
+      json list = json::array();
+      for (const auto& row : usage) list.push_back(UsageJson(row, registry.config()));
+      return json{{"first_day", first_day}, {"days", std::move(list)}};
+    });
+  });
 }
 
 }  // namespace cilia::api

@@ -127,7 +127,7 @@ Result<Reply> ServeChat(gateway::ChatService& service, const Config& config, gat
 
   auto pump = std::make_shared<StreamPump>();
   const Status started = service.StartStream(prepared, pump, [pump](Status outcome) { pump->Close(std::move(outcome)); });
-  if (!started.ok()) return ReplyError(res, started, style);
+  if (!started.ok()) return started;
   if (!pump->WaitForStart()) {
     const Status outcome = pump->outcome();
     return UpstreamRefusal(outcome.ok() ? Status::Unavailable("the upstream sent an empty stream") : outcome, wire);

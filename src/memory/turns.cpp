@@ -14,4 +14,8 @@ Result<std::vector<store::TurnRepo::CacheStats>> CacheStatsSince(Namespace& ns, 
   return ns.store().Read([&](store::Database& db) { return store::TurnRepo(db).CacheStatsSince(first_day); });
 }
 
+Result<std::vector<store::TurnRepo::Usage>> UsageSince(Namespace& ns, const std::string& first_day) {
+  return ns.store().Read([&](store::Database& db) { return store::TurnRepo(db).UsageSince(first_day); });
+}
+
 }  // namespace cilia::memory

@@ -19,5 +19,8 @@ Result<std::vector<store::TurnRecord>> ListTurns(Namespace& ns, std::optional<st
 // Successful turns of local days from `first_day` ("YYYY-MM-DD") on, summed
 // per day and upstream model.
 Result<std::vector<store::TurnRepo::CacheStats>> CacheStatsSince(Namespace& ns, const std::string& first_day);
+// All turns of local days from `first_day` on, summed per day and upstream
+// model: tokens, failures, timings (the admin page's usage view).
+Result<std::vector<store::TurnRepo::Usage>> UsageSince(Namespace& ns, const std::string& first_day);
 
 }  // namespace cilia::memory

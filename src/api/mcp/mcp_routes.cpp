@@ -31,13 +31,14 @@ void RegisterMcpRoutes(ApiServer& server, McpService& mcp) {
   for (const char* method : {"POST", "GET", "DELETE"}) {
     server.Handle(
         method, "/mcp", Scope::kMemoryRead,
-        [&mcp](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-          McpRequest request{req.method, [&req](std::string_view name) { return req.get_header_value(std::string(name)); },
-                             req.body};
-          McpReply answer = mcp.endpoint().Serve(request, who);
-          res.status = answer.status;
-          for (const auto& [name, value] : answer.headers) res.set_header(name, value);
-          if (!answer.content_type.empty()) res.set_content(std::move(answer.body), answer.content_type);
+        [&mcp](const Request& request) -> Result<Reply> {
+          McpRequest exchange{request.http.method,
+                              [&request](std::string_view name) { return request.http.get_header_value(std::string(name)); },
+                              std::string(request.body)};
+          McpReply answer = mcp.endpoint().Serve(exchange, request.who);
+          Reply reply = Reply::Text(std::move(answer.body), std::move(answer.content_type), answer.status);
+          for (auto& [name, value] : answer.headers) reply = std::move(reply).WithHeader(name, value);
+          return reply;
         },
         ErrorStyle::kJsonRpc, /*allow_query_token=*/true);
   }
