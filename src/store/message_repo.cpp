@@ -165,7 +165,7 @@ Result<std::vector<MessageRecord>> MessageRepo::MessagesBefore(int64_t conversat
       db_.Prepare(fmt::format("SELECT {} FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
                               kMessageColumns)));
   s->Bind(1, conversation_id).Bind(2, before_seq).Bind(3, int64_t{limit});
-  CILIA_ASSIGN_OR_RETURN(auto messages, ReadAll<MessageRecord>(s, ReadMessage));
+  CILIA_ASSIGN_OR_RETURN(auto messages, s->All(ReadMessage));
   std::reverse(messages.begin(), messages.end());
   return messages;
 }
@@ -180,10 +180,7 @@ Result<std::vector<std::pair<int64_t, int64_t>>> MessageRepo::CountsPerQuarterHo
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT created_at / ?1 AS bucket, count(*) FROM messages "
                                                     "GROUP BY bucket ORDER BY bucket"));
   s->Bind(1, kQuarterHourMs);
-  std::vector<std::pair<int64_t, int64_t>> counts;
-  while (s->Step()) counts.emplace_back(s->Int(0) * kQuarterHourMs, s->Int(1));
-  CILIA_RETURN_IF_ERROR(s->status());
-  return counts;
+  return s->All([](const Statement& r) { return std::pair<int64_t, int64_t>{r.Int(0) * kQuarterHourMs, r.Int(1)}; });
 }
 
 Result<std::vector<MessageRepo::ConversationSpan>> MessageRepo::ConversationsBetween(int64_t from, int64_t to) {
@@ -191,10 +188,7 @@ Result<std::vector<MessageRepo::ConversationSpan>> MessageRepo::ConversationsBet
                          db_.Prepare("SELECT conversation_id, count(*), min(seq), min(created_at) AS first FROM messages "
                                      "WHERE created_at >= ? AND created_at < ? GROUP BY conversation_id ORDER BY first"));
   s->Bind(1, from).Bind(2, to);
-  std::vector<ConversationSpan> spans;
-  while (s->Step()) spans.push_back({s->Int(0), s->Int(1), s->Int(2)});
-  CILIA_RETURN_IF_ERROR(s->status());
-  return spans;
+  return s->All([](const Statement& r) { return ConversationSpan{r.Int(0), r.Int(1), r.Int(2)}; });
 }
 
 Status MessageRepo::PutFile(std::string_view sha256, std::string_view mime, int64_t size, int64_t at_ms) {

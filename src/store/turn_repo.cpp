@@ -134,13 +134,10 @@ Result<std::vector<TurnRepo::Usage>> TurnRepo::UsageSince(std::string_view first
                   "avg(total_ms), max(total_ms) FROM turns WHERE local_day >= ? "
                   "GROUP BY local_day, upstream_model ORDER BY local_day, upstream_model"));
   s->Bind(1, first_day);
-  std::vector<Usage> usage;
-  while (s->Step()) {
-    usage.push_back(Usage{s->Text(0), s->Text(1), s->Int(2), s->Int(3), s->Int(4), s->Int(5), s->Int(6), s->Int(7),
-                          s->Int(8), s->Double(9), s->Double(10), s->Int(11)});
-  }
-  CILIA_RETURN_IF_ERROR(s->status());
-  return usage;
+  return s->All([](const Statement& r) {
+    return Usage{r.Text(0), r.Text(1), r.Int(2),  r.Int(3),    r.Int(4),     r.Int(5),
+                 r.Int(6),  r.Int(7),  r.Int(8), r.Double(9), r.Double(10), r.Int(11)};
+  });
 }
 
 Status TurnRepo::Scrub(std::string_view turn_ids, std::string_view conversation_id,
