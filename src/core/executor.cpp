@@ -4,30 +4,43 @@
 
 namespace cilia {
 
-Executor::Executor(size_t threads, size_t max_queued) : max_queued_(max_queued) {
-  threads = std::max<size_t>(threads, 1);
-  free_ = threads;
-  workers_.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
-}
+Executor::Executor(size_t threads, size_t max_queued) : threads_(std::max<size_t>(threads, 1)), max_queued_(max_queued) {}
 
 Executor::~Executor() {
+  std::vector<std::thread> workers;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
+    stopping_ = true;  // no worker starts after this
+    workers.swap(workers_);
   }
   wake_.notify_all();
-  for (std::thread& worker : workers_) worker.join();
+  for (std::thread& worker : workers) worker.join();
 }
 
 bool Executor::Post(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ || queue_.size() >= max_queued_ + free_) return false;
+    const size_t free = idle_ + (threads_ - workers_.size());
+    if (stopping_ || queue_.size() >= max_queued_ + free) return false;
     queue_.push_back(std::move(task));
+    // More waiting than idle workers to take it: start one, while there is room.
+    if (queue_.size() > idle_ && workers_.size() < threads_) {
+      ++idle_;
+      workers_.emplace_back([this] { WorkerLoop(); });
+    }
   }
   wake_.notify_one();
   return true;
+}
+
+size_t Executor::started() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return workers_.size();
+}
+
+size_t Executor::busy() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return workers_.size() - idle_;
 }
 
 size_t Executor::queued() const {
@@ -36,22 +49,19 @@ size_t Executor::queued() const {
 }
 
 void Executor::WorkerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    std::function<void()> task;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      // Stopping still drains the queue: a Joined may be waiting on it.
-      if (queue_.empty()) return;
-      task = std::move(queue_.front());
-      queue_.pop_front();
-      --free_;
-    }
-    busy_.fetch_add(1, std::memory_order_relaxed);
+    wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    // Stopping still drains the queue: a Joined may be waiting on it.
+    if (queue_.empty()) return;
+    std::function<void()> task = std::move(queue_.front());
+    queue_.pop_front();
+    --idle_;
+    lock.unlock();
     task();
-    busy_.fetch_sub(1, std::memory_order_relaxed);
-    std::lock_guard<std::mutex> lock(mu_);
-    ++free_;
+    task = nullptr;  // what it captured goes before the worker counts as idle
+    lock.lock();
+    ++idle_;
   }
 }
 

@@ -1,5 +1,7 @@
-// The one place background work runs: a fixed set of worker threads owned by
-// `serve` (or by whoever makes one), with a bounded queue.
+// The one place background work runs: a bounded set of worker threads owned
+// by `serve` (or by whoever makes one), with a bounded queue. Workers start
+// when work first needs them and then stay: a server sized for 256 streams
+// runs as many threads as it has had work at once, not 256 from the start.
 //
 // Two ways in:
 //  - `Post` queues fire-and-forget work (a summary, a stream's producer) and
@@ -30,8 +32,8 @@ namespace cilia {
 
 class Executor {
  public:
-  // `threads` workers (at least one); at most `max_queued` tasks wait for
-  // a worker beyond those that idle workers are about to take.
+  // At most `threads` workers (at least one); at most `max_queued` tasks wait
+  // beyond those that free workers (idle or not yet started) are about to take.
   Executor(size_t threads, size_t max_queued);
   // Runs what is queued, then joins the workers.
   ~Executor();
@@ -50,22 +52,24 @@ class Executor {
   template <typename Work>
   std::optional<Joined<std::decay_t<Work>>> TryBeside(Work&& work);
 
-  size_t threads() const { return workers_.size(); }
-  // Tasks waiting for a worker, and workers busy: for /metrics.
+  // The most workers it may run.
+  size_t threads() const { return threads_; }
+  // Workers started so far, workers running a task, tasks waiting for one.
+  size_t started() const;
+  size_t busy() const;
   size_t queued() const;
-  size_t busy() const { return busy_.load(std::memory_order_relaxed); }
 
  private:
   void WorkerLoop();
 
+  const size_t threads_;
   const size_t max_queued_;
   mutable std::mutex mu_;
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_ CILIA_GUARDED_BY(mu_);
   bool stopping_ CILIA_GUARDED_BY(mu_) = false;
-  size_t free_ CILIA_GUARDED_BY(mu_) = 0;  // workers not running a task
-  std::atomic<size_t> busy_{0};
-  std::vector<std::thread> workers_;
+  size_t idle_ CILIA_GUARDED_BY(mu_) = 0;  // started workers not running a task
+  std::vector<std::thread> workers_ CILIA_GUARDED_BY(mu_);
 };
 
 // The result of work run beside the caller. `get()` returns it once; the

@@ -82,5 +82,39 @@ TEST(ExecutorTest, TheDestructorRunsWhatIsQueued) {
   EXPECT_EQ(ran, 10);
 }
 
+TEST(ExecutorTest, WorkersStartWhenWorkNeedsThemAndThenStay) {
+  Executor executor(4, 0);
+  EXPECT_EQ(executor.started(), 0u);  // a server sized for many streams starts none before the first
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> first_started, second_started;
+  ASSERT_TRUE(executor.Post([&, released] { first_started.set_value(); released.wait(); }));
+  first_started.get_future().wait();
+  EXPECT_EQ(executor.started(), 1u);
+  ASSERT_TRUE(executor.Post([&, released] { second_started.set_value(); released.wait(); }));
+  second_started.get_future().wait();  // the first was busy: a second worker started for it
+  EXPECT_EQ(executor.started(), 2u);
+  EXPECT_EQ(executor.busy(), 2u);
+  release.set_value();
+  while (executor.busy() > 0) std::this_thread::yield();
+  std::promise<void> third_ran;
+  ASSERT_TRUE(executor.Post([&] { third_ran.set_value(); }));
+  third_ran.get_future().wait();
+  EXPECT_EQ(executor.started(), 2u);  // an idle worker took it
+}
+
+TEST(ExecutorTest, NoMoreWorkersThanItMayRun) {
+  Executor executor(2, 1);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> running{0};
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(executor.Post([&, released] { ++running; released.wait(); }));
+  while (running < 2) std::this_thread::yield();
+  EXPECT_TRUE(executor.Post([] {}));   // one may wait
+  EXPECT_FALSE(executor.Post([] {}));  // then the queue is full
+  EXPECT_EQ(executor.started(), 2u);
+  release.set_value();
+}
+
 }  // namespace
 }  // namespace cilia
