@@ -38,4 +38,4 @@ bench: build
 	node bench/quality.mjs
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan

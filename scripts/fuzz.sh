@@ -1,30 +1,31 @@
 #!/usr/bin/env bash
-# Builds the fuzz preset (clang, libFuzzer, ASan/UBSan) and runs every target
+# Builds the fuzz targets of the asan preset (clang, libFuzzer, ASan/UBSan,
+# build-asan/; the unit tests of `make asan` share that build) and runs every target
 # of tests/fuzz for SECONDS each (default 10), seeded from the committed
-# corpus tests/fuzz/corpus/<target>/. New inputs go to build-fuzz/corpus/,
+# corpus tests/fuzz/corpus/<target>/. New inputs go to build-asan/fuzz-corpus/,
 # never into the committed seeds; a crash leaves its input in
-# build-fuzz/findings/<target>/ and fails the run.
+# build-asan/findings/<target>/ and fails the run.
 #   scripts/fuzz.sh            # every target, 10 s each (CI)
 #   scripts/fuzz.sh 600 sse    # one target, ten minutes
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
 shift || true
-cmake --preset fuzz >/dev/null
+cmake --preset asan >/dev/null
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for src in tests/fuzz/*_fuzz.cpp; do targets+=("$(basename "$src" _fuzz.cpp)"); done
 fi
-ninja -C build-fuzz "${targets[@]/%/_fuzz}"
+ninja -C build-asan "${targets[@]/%/_fuzz}"
 passed=0
 failed=0
 for t in "${targets[@]}"; do
-  work="build-fuzz/corpus/$t"
-  findings="build-fuzz/findings/$t"
+  work="build-asan/fuzz-corpus/$t"
+  findings="build-asan/findings/$t"
   mkdir -p "$work" "$findings"
-  log="build-fuzz/fuzz-$t.log"
+  log="build-asan/fuzz-$t.log"
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     "build-fuzz/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+     "build-asan/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix="$findings/" -print_final_stats=1 "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1; then
     passed=$((passed + 1))
     stats=$(grep -E '^stat::(number_of_executed_units|new_units_added)' "$log" | awk '{printf "%s ", $2}')
