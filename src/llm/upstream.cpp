@@ -178,9 +178,9 @@ net::HttpRequest UpstreamClient::BuildRequest(json body, bool stream, const net:
   }
   body["stream"] = stream;
   // The caller's headers replace defaults of the same name.
-  for (const auto& [name, value] : extra_headers) {
-    std::erase_if(headers, [&name](const auto& header) { return SameName(header.first, name); });
-    headers.emplace_back(name, value);
+  for (const auto& extra : extra_headers) {
+    std::erase_if(headers, [&extra](const auto& header) { return SameName(header.first, extra.first); });
+    headers.push_back(extra);
   }
   request.headers = std::move(headers);
   request.body = Dump(body);
