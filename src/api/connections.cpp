@@ -68,7 +68,11 @@ class DeadlineStream : public httplib::Stream {
     return true;
   }
 
-  bool is_readable() const override { return buffered_ > 0 || PollFor(sock_, POLLIN, ReadWait()); }
+  bool is_readable() const override {
+    if (buffered_ > 0 || PollFor(sock_, POLLIN, ReadWait())) return true;
+    if (SteadyClock::now() >= deadline_) t_request.timed_out = true;
+    return false;
+  }
   bool is_writable() const override {
     return PollFor(sock_, POLLOUT, limits_.write_timeout) && Alive();
   }
@@ -118,7 +122,9 @@ class DeadlineStream : public httplib::Stream {
  private:
   // The wait for more of the request: read_timeout, cut short by the deadline.
   std::chrono::milliseconds ReadWait() const {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - SteadyClock::now());
+    // Rounded up: a wait that ended a fraction of a millisecond before the
+    // deadline would otherwise close the connection without counting it.
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - SteadyClock::now());
     return std::min<std::chrono::milliseconds>(left, limits_.read_timeout);
   }
   // False once the client has closed its end.

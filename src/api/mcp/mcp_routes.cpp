@@ -37,7 +37,7 @@ void RegisterMcpRoutes(ApiServer& server, McpService& mcp) {
                               std::string(request.body)};
           McpReply answer = mcp.endpoint().Serve(exchange, request.who);
           Reply reply = Reply::Text(std::move(answer.body), std::move(answer.content_type), answer.status);
-          for (auto& [name, value] : answer.headers) reply = std::move(reply).WithHeader(name, value);
+          for (auto& [name, value] : answer.headers) reply.headers.emplace(std::move(name), std::move(value));
           return reply;
         },
         ErrorStyle::kJsonRpc, /*allow_query_token=*/true);

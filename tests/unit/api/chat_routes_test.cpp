@@ -23,7 +23,8 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-// An Anthropic upstream that answers after `delay_ms` of silence, or 529.
+// An Anthropic upstream: a stream that answers after `delay_ms` of silence,
+// a whole message when not asked to stream, or 529.
 class SlowUpstream {
  public:
   SlowUpstream()
@@ -33,6 +34,15 @@ class SlowUpstream {
             if (body.dump().find("OVERLOADED") != std::string::npos) {
               res.status = 529;
               res.set_content(R"({"type":"error","error":{"type":"overloaded_error","message":"try later"}})", "application/json");
+              return;
+            }
+            if (!body.value("stream", false)) {
+              res.set_content(json({{"id", "msg_1"}, {"type", "message"}, {"role", "assistant"}, {"model", "claude"},
+                                    {"content", json::array({{{"type", "text"}, {"text", "hello"}}})},
+                                    {"stop_reason", "end_turn"},
+                                    {"usage", {{"input_tokens", 10}, {"output_tokens", 1}}}})
+                                  .dump(),
+                              "application/json");
               return;
             }
             res.set_chunked_content_provider("text/event-stream", [this](size_t, httplib::DataSink& sink) {
