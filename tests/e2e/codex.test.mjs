@@ -48,22 +48,42 @@ function codexExec(prompt) {
   });
 }
 
+// Some history first, as any owner has: with an archive of one chat, every word is as common as
+// the next and nothing clears the menu's floor.
+const HISTORY = [
+  ['user', 'We had noodles for lunch at the corner shop near the station.'],
+  ['assistant', 'Sounds good! Was it the beef noodle place again?'],
+  ['user', 'Yes, and I signed up for the Porto half marathon in May.'],
+  ['assistant', 'Great, that gives you about five months of training.'],
+  ['user', 'My sister is visiting next weekend, we will go hiking.'],
+  ['assistant', 'Have fun, check the weather before you go.'],
+];
+
 test('codex exec twice: the second run upstream holds what the first run said', async (t) => {
   if (gw.skip) return t.skip(gw.skip);
   if (!existsSync(codexBin)) return t.skip(`no Codex CLI at ${codexBin} (npm ci in tests/e2e)`);
+  const seeded = await gw.api('/v1/ingest/messages?sync=true', {
+    body: { conversation_id: uniqueId('history'), messages: HISTORY.map(([role, content]) => ({ role, content })) },
+  });
+  assert.equal(seeded.status, 200, seeded.text);
   const pet = `Pixel${uniqueId('x').slice(2)}`;
-  const first = await codexExec(`Remember this: my cat is called ${pet}. [[reply:Noted, ${pet}.]]`);
+  const question = 'What is my cat called?';
+  await gw.upstream.script([
+    { match: `my cat is called ${pet}`, reply: `Noted, ${pet}.` },
+    { match: question, reply: 'Let me think.' },
+  ]);
+  const first = await codexExec(`Remember this: my cat is called ${pet}.`);
   assert.equal(first.code, 0, `first run: ${first.stderr.slice(-2000)}`);
   assert.match(first.stdout, new RegExp(`Noted, ${pet}`), first.stdout);
   assert.ok((await waitUntilSearchable(gw, pet, pet)).length, 'the first run is in the archive');
 
-  const marker = uniqueId('second');
-  const second = await codexExec(`${marker} What is my cat called? [[reply:Let me think.]]`);
+  const second = await codexExec(question);
   assert.equal(second.code, 0, `second run: ${second.stderr.slice(-2000)}`);
-  const sent = (await gw.upstream.requests()).filter((r) => JSON.stringify(r.body).includes(marker));
+  const requests = await gw.upstream.requests();
+  const sent = requests.filter((r) => JSON.stringify(r.body).includes(question));
   assert.ok(sent.length >= 1, 'the second run reached the upstream through cilia');
   assert.ok(JSON.stringify(sent[0].body).includes(pet), 'the second run upstream request holds the first run fact');
-  const firstRequests = (await gw.upstream.requests()).filter((r) => JSON.stringify(r.body).includes(`Remember this: my cat is called ${pet}`));
+  const firstRequests = requests.filter((r) => JSON.stringify(r.body).includes(`Remember this: my cat is called ${pet}`));
   assert.ok(firstRequests.length >= 1);
   assert.ok(JSON.stringify(firstRequests[0].body.tools ?? []).includes('exec_command'), 'Codex tools reach the upstream');
 });

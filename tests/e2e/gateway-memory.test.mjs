@@ -344,7 +344,7 @@ describe('the menu', () => {
     const [sent] = await upstreamRequestsWith(gw.upstream, asking);
     const menu = menuOf(sent.body);
     assert.ok(menu.length >= 1, `a menu: ${turnContextOf(sent.body)}`);
-    assert.match(menu[0], /knitted mouse/, `the statement first: ${menu.join(' | ')}`);
+    assert.match(menu[0], /favourite toy is a knitted/, `the statement first: ${menu.join(' | ')}`);
     assert.ok(!menu.some((line) => line.includes('noodles')), `no noise: ${menu.join(' | ')}`);
     assert.ok(!menu.some((line) => line.includes(asking)), 'never the turn itself');
 
