@@ -103,7 +103,11 @@ function serverRssMb(pid) {
 
 async function main() {
   log(`starting the gateway and filling an archive of ${opts['archive-messages']} messages`);
-  const gateway = await startGateway({ env: { CILIA_JOBS_ENABLED: 'false', CILIA_SERVER_THREADS: '512' } });
+  // Every client here is 127.0.0.1: the per-address cap (128) would refuse the streams past it,
+  // as it should refuse one address that takes every worker.
+  const gateway = await startGateway({
+    env: { CILIA_JOBS_ENABLED: 'false', CILIA_SERVER_THREADS: '512', CILIA_SERVER_MAX_CONNECTIONS_PER_PEER: '0' },
+  });
   const auth = { authorization: `Bearer ${gateway.key}` };
   const queries = [];
   let archived = 0;

@@ -306,6 +306,29 @@ Result<json> OpenAIToolChoice(const json& choice) {
   return Bad("tool_choice", "expected type auto, any, tool or none");
 }
 
+// OpenAI's reasoning_effort (where the Responses API's reasoning.effort lands
+// too) as Anthropic's extended thinking: a budget by level, within
+// max_tokens as Anthropic requires (the answer keeps what the client asked
+// for). Thinking takes no temperature or top_k, so those are left out.
+Status ApplyReasoningEffort(const json& body, json& out) {
+  const json* effort = Member(body, "reasoning_effort");
+  if (effort == nullptr || effort->is_null()) return Status::Ok();
+  static constexpr std::pair<std::string_view, int64_t> kBudgets[] = {
+      {"minimal", 1024}, {"low", 2048}, {"medium", 8192}, {"high", 16384}, {"xhigh", 32768}};
+  const std::string level = effort->is_string() ? effort->get<std::string>() : "";
+  if (level == "none") return Status::Ok();
+  const auto* found = std::find_if(std::begin(kBudgets), std::end(kBudgets),
+                                   [&level](const auto& entry) { return entry.first == level; });
+  if (found == std::end(kBudgets)) return Bad("reasoning_effort", "expected none, minimal, low, medium, high or xhigh");
+  const int64_t budget = found->second;
+  out["thinking"] = {{"type", "enabled"}, {"budget_tokens", budget}};
+  const int64_t answer = out["max_tokens"].get<int64_t>();
+  if (answer <= budget) out["max_tokens"] = budget + answer;
+  out.erase("temperature");
+  out.erase("top_k");
+  return Status::Ok();
+}
+
 Result<json> ConvertOpenAIRequest(const json& body) {
   const json* messages = Member(body, "messages");
   if (messages == nullptr || !messages->is_array()) return Bad("messages", "must be an array");
@@ -363,6 +386,7 @@ Result<json> ConvertOpenAIRequest(const json& body) {
   CopyIfPresent(body, "top_k", out, "top_k");
   CopyIfPresent(body, "stream", out, "stream");
   CopyIfPresent(body, "thinking", out, "thinking");  // a native field some clients send along
+  if (!out.contains("thinking")) CILIA_RETURN_IF_ERROR(ApplyReasoningEffort(body, out));
   if (const json* stop = Member(body, "stop")) {
     out["stop_sequences"] = stop->is_string() ? json::array({*stop}) : *stop;
   }

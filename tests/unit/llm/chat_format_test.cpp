@@ -128,6 +128,23 @@ TEST(OpenAIRequestToAnthropicTest, SamplingFieldsPassAndMaxTokensHasADefault) {
   EXPECT_EQ(ToAnthropic(R"({"messages":[],"stop":["a","b"]})")["stop_sequences"], json::parse(R"(["a","b"])"));
 }
 
+TEST(OpenAIRequestToAnthropicTest, ReasoningEffortBecomesAThinkingBudgetWithinMaxTokens) {
+  const json high = ToAnthropic(R"({"messages":[],"reasoning_effort":"high","max_tokens":1000,"temperature":0.2})");
+  EXPECT_EQ(high["thinking"], json::parse(R"({"type":"enabled","budget_tokens":16384})"));
+  EXPECT_EQ(high["max_tokens"], 16384 + 1000);  // the answer keeps the 1,000 the client asked for
+  EXPECT_FALSE(high.contains("temperature"));    // Anthropic takes none with thinking
+  const json low = ToAnthropic(R"({"messages":[],"reasoning_effort":"low","max_tokens":20000})");
+  EXPECT_EQ(low["thinking"]["budget_tokens"], 2048);
+  EXPECT_EQ(low["max_tokens"], 20000);
+  EXPECT_FALSE(ToAnthropic(R"({"messages":[],"reasoning_effort":"none"})").contains("thinking"));
+  // A client's own thinking field wins.
+  EXPECT_EQ(ToAnthropic(R"({"messages":[],"reasoning_effort":"high","thinking":{"type":"disabled"}})")["thinking"],
+            json::parse(R"({"type":"disabled"})"));
+  auto unknown = OpenAIRequestToAnthropic(json::parse(R"({"messages":[],"reasoning_effort":"turbo"})"));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("reasoning_effort"));
+}
+
 TEST(OpenAIRequestToAnthropicTest, WhatAnthropicCannotTakeIsRefusedNamingTheField) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"messages":[],"n":2})", "n"},
