@@ -174,6 +174,13 @@ class ChatServiceTest : public ::testing::Test {
   static json Body(json messages, bool stream = false) {
     return {{"model", "companion"}, {"messages", std::move(messages)}, {"stream", stream}};
   }
+  // A braced list of one message is an array here with every compiler (with
+  // a json parameter, clang takes {User(..)} for the message itself).
+  static json Body(std::initializer_list<json> messages, bool stream = false) {
+    json list = json::array();
+    for (const json& message : messages) list.push_back(message);
+    return Body(std::move(list), stream);
+  }
 
   ChatReply Complete(json body, const std::string& conversation = "") {
     auto turn = service_->Prepare(Call(std::move(body), conversation));
@@ -284,7 +291,7 @@ TEST_F(ChatServiceTest, ARecallCallBesideAClientToolIsDroppedAndTheClientToolRet
 
 TEST_F(ChatServiceTest, StreamingARecallTurnReadsAsOneStream) {
   auto turn = service_->Prepare(Call(Body({User("what is my cat called? RECALL")}, true), "c5"));
-  ASSERT_TRUE(turn.ok());
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
   CollectingSink sink;
   ASSERT_TRUE(service_->Stream(**turn, sink).ok());
   const auto events = sink.Events();
@@ -313,7 +320,7 @@ TEST_F(ChatServiceTest, StreamingARecallTurnReadsAsOneStream) {
 
 TEST_F(ChatServiceTest, AnUpstreamRefusalBeforeTheFirstByteIsTheCallersToAnswer) {
   auto turn = service_->Prepare(Call(Body({User("FAIL now")}, true), "c6"));
-  ASSERT_TRUE(turn.ok());
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
   CollectingSink sink;
   const Status status = service_->Stream(**turn, sink);
   ASSERT_FALSE(status.ok());
@@ -329,7 +336,7 @@ TEST_F(ChatServiceTest, WithMemoryOffTheRequestGoesThroughAsItCame) {
   ChatCall call = Call(Body({User("RECALL private")}), "c7");
   call.features.memory = false;
   auto turn = service_->Prepare(std::move(call));
-  ASSERT_TRUE(turn.ok());
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
   ChatReply reply = service_->Complete(**turn);
   EXPECT_EQ(reply.http_status, 200);
   const json sent = upstream_.requests().back();
@@ -387,7 +394,7 @@ TEST_F(ChatServiceTest, ALongConversationIsSummarisedAndThenSentAsSummaryPlusRec
   second.push_back(Assistant("echo: what now?"));
   second.push_back(User("and then?"));
   turn = service.Prepare(Call(Body(second), "long"));
-  ASSERT_TRUE(turn.ok());
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
   ASSERT_EQ(service.Complete(**turn).http_status, 200);
   const json sent = upstream_.requests().back();
   EXPECT_NE(sent.dump().find("<conversation_summary>"), std::string::npos);
