@@ -5,6 +5,7 @@
 
 #include "core/executor.h"
 #include "memory/archive/archive.h"
+#include "testing/spoken_conversation.h"
 #include "testing/test_namespace.h"
 
 namespace cilia::memory {
@@ -12,29 +13,15 @@ namespace {
 
 UnixMs At(const char* rfc3339) { return *ParseRfc3339(rfc3339); }
 
-using Msg = std::tuple<std::string, std::string, std::string, std::string>;  // id, speaker, text, at
+using Msg = testing::SpokenMessage;
 
 class RecallStagesTest : public ::testing::Test {
  protected:
   RecallStagesTest() : t_(At("2026-06-20T12:00:00+08:00")) {}
 
-  void Ingest(const std::string& conv, std::vector<Msg> msgs, const std::string& title = "") {
-    ingest::IngestConversation c;
-    c.conversation_id = conv;
-    c.title = title;
-    for (auto& [id, name, text, at] : msgs) {
-      ingest::IngestMessage m;
-      m.id = id;
-      m.role = name == "AI" ? "assistant" : "user";
-      m.name = name;
-      m.content = text;
-      m.created_at_ms = At(at.c_str());
-      c.messages.push_back(std::move(m));
-    }
-    Archive archive(t_.ns());
-    auto out = archive.Store(c);
-    ASSERT_TRUE(out.ok()) << out.status().ToString();
-    ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
+  void Ingest(const std::string& conv, const std::vector<Msg>& msgs, const std::string& title = "") {
+    const Status stored = testing::StoreSpoken(t_.ns(), conv, title, msgs);
+    ASSERT_TRUE(stored.ok()) << stored.ToString();
   }
 
   RecallPlan Plan(const std::string& query, const std::string& now = "2026-06-20T12:00:00+08:00") {

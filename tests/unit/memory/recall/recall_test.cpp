@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "testing/spoken_conversation.h"
 #include "testing/test_namespace.h"
 #include "memory/archive/archive.h"
 #include "memory/excerpts/excerpts.h"
@@ -17,24 +18,9 @@ class RecallTest : public ::testing::Test {
  protected:
   RecallTest() : t_(At("2026-06-20T12:00:00+08:00")) {}
 
-  void Ingest(const std::string& conv, const std::string& title,
-              std::vector<std::tuple<std::string, std::string, std::string, std::string>> msgs) {
-    ingest::IngestConversation c;
-    c.conversation_id = conv;
-    c.title = title;
-    for (auto& [id, name, text, at] : msgs) {
-      ingest::IngestMessage m;
-      m.id = id;
-      m.role = name == "AI" ? "assistant" : "user";
-      m.name = name;
-      m.content = text;
-      m.created_at_ms = At(at.c_str());
-      c.messages.push_back(std::move(m));
-    }
-    Archive archive(t_.ns());
-    auto out = archive.Store(c);
-    ASSERT_TRUE(out.ok()) << out.status().ToString();
-    ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
+  void Ingest(const std::string& conv, const std::string& title, const std::vector<testing::SpokenMessage>& msgs) {
+    const Status stored = testing::StoreSpoken(t_.ns(), conv, title, msgs);
+    ASSERT_TRUE(stored.ok()) << stored.ToString();
   }
 
   RecallReply Ask(nlohmann::json body, bool count_access = false) {
