@@ -68,21 +68,14 @@ class DeadlineStream : public httplib::Stream {
     return true;
   }
 
-  bool is_readable() const override {
-    if (buffered_ > 0 || PollFor(sock_, POLLIN, ReadWait())) return true;
-    if (SteadyClock::now() >= deadline_) t_request.timed_out = true;
-    return false;
-  }
+  bool is_readable() const override { return buffered_ > 0 || MoreArrives(); }
   bool is_writable() const override {
     return PollFor(sock_, POLLOUT, limits_.write_timeout) && Alive();
   }
 
   ssize_t read(char* ptr, size_t size) override {
     if (buffered_ == 0) {
-      if (SteadyClock::now() >= deadline_ || !PollFor(sock_, POLLIN, ReadWait())) {
-        if (SteadyClock::now() >= deadline_) t_request.timed_out = true;
-        return -1;
-      }
+      if (!MoreArrives()) return -1;
       ssize_t n;
       do {
         n = ::recv(sock_, buffer_.data(), buffer_.size(), 0);
@@ -120,6 +113,13 @@ class DeadlineStream : public httplib::Stream {
   socket_t socket() const override { return sock_; }
 
  private:
+  // Waits for more of the request; false when none came in time, marking
+  // the request timed out when it was the deadline that ran out.
+  bool MoreArrives() const {
+    if (SteadyClock::now() < deadline_ && PollFor(sock_, POLLIN, ReadWait())) return true;
+    if (SteadyClock::now() >= deadline_) t_request.timed_out = true;
+    return false;
+  }
   // The wait for more of the request: read_timeout, cut short by the deadline.
   std::chrono::milliseconds ReadWait() const {
     // Rounded up: a wait that ended a fraction of a millisecond before the
