@@ -8,10 +8,11 @@
 #include <vector>
 
 #include "ingest/ingest_request.h"
+#include "test_fixtures.h"
 
 namespace cilia::ingest::testing {
 
-inline std::string ImportFixture(const std::string& name) { return std::string(CILIA_FIXTURES) + "/import/" + name; }
+inline std::string ImportFixture(const std::string& name) { return std::string(cilia::testing::kFixturesDir) + "/import/" + name; }
 
 // Writes `contents` to a fresh file under the test temp dir and returns its path.
 inline std::string WriteTempFile(const std::string& name, const std::string& contents) {

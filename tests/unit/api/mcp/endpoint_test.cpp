@@ -143,7 +143,7 @@ TEST_F(EndpointTest, BatchesOnlyIn20250326) {
 }
 
 TEST_F(EndpointTest, MalformedBodiesAre400sNeverMore) {
-  for (const std::string body : {std::string("{\"jsonrpc\":\"2.0\",\"id\":1,"), std::string("[]"), std::string("7"),
+  for (const std::string& body : {std::string("{\"jsonrpc\":\"2.0\",\"id\":1,"), std::string("[]"), std::string("7"),
                                  std::string(70, '['), std::string("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}")}) {
     McpReply reply = Send("POST", body, {}, writer_);
     EXPECT_EQ(reply.status, 400) << body;

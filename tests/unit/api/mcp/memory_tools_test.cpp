@@ -143,7 +143,9 @@ TEST_F(MemoryToolsTest, AReadOnlyKeySeesAndRunsOnlyTheReadTools) {
   EXPECT_THAT(names, ::testing::UnorderedElementsAre("memory_search", "memory_recall", "memory_get", "memory_list",
                                                      "memory_boot", "profile_get", "digest_get", "candidates_list"));
   for (const json& tool : listed) {
-    if (tool["name"] != "memory_recall") EXPECT_EQ(tool["annotations"]["readOnlyHint"], true) << tool["name"];
+    if (tool["name"] != "memory_recall") {
+      EXPECT_EQ(tool["annotations"]["readOnlyHint"], true) << tool["name"];
+    }
   }
   json write = Tool("memory_upsert", Chengdu(), &reader_);
   EXPECT_EQ(write["isError"], true);
