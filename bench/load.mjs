@@ -5,6 +5,10 @@
 // errors and p50/p99, and the server's RSS. Prints Markdown; writes bench/results/load-*.json.
 //   node bench/load.mjs                               # the issue's 10 minutes
 //   node bench/load.mjs --seconds 60 --recall-rate 300
+//   node bench/load.mjs --fixed-archive               # the same load on an archive that does not grow
+// --fixed-archive: streams run with [features] memory = false (answered, not stored) and ingest
+// sends the same 50 messages again and again (deduplicated by id), so a growing RSS is a leak,
+// not data.
 // Recalls are open-loop (sent on a clock, not after the previous answer), at most
 // --recall-inflight at once: a send that finds them all busy counts as "behind", not sent.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +32,7 @@ const { values: opts } = parseArgs({
     'ingest-rate': { type: 'string', default: '20' },
     'archive-messages': { type: 'string', default: '3000' },
     'sample-s': { type: 'string', default: '30' },
+    'fixed-archive': { type: 'boolean', default: false },
     out: { type: 'string', default: join(repoRoot, 'bench', 'results') },
   },
 });
@@ -37,6 +42,7 @@ const RECALL_RATE = Number(opts['recall-rate']);
 const RECALL_INFLIGHT = Number(opts['recall-inflight']);
 const INGEST_RATE = Number(opts['ingest-rate']);
 const SAMPLE_MS = Number(opts['sample-s']) * 1000;
+const FIXED = opts['fixed-archive'];
 const log = (message) => console.error(message);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -106,7 +112,8 @@ async function main() {
   // Every client here is 127.0.0.1: the per-address cap (128) would refuse the streams past it,
   // as it should refuse one address that takes every worker.
   const gateway = await startGateway({
-    env: { CILIA_JOBS_ENABLED: 'false', CILIA_SERVER_THREADS: '512', CILIA_SERVER_MAX_CONNECTIONS_PER_PEER: '0' },
+    env: { CILIA_JOBS_ENABLED: 'false', CILIA_SERVER_THREADS: '512', CILIA_SERVER_MAX_CONNECTIONS_PER_PEER: '0',
+           ...(FIXED ? { CILIA_FEATURES_MEMORY: 'false' } : {}) },
   });
   const auth = { authorization: `Bearer ${gateway.key}` };
   const queries = [];
@@ -165,8 +172,9 @@ async function main() {
   };
 
   const ingestClock = async () => {
-    for (let n = 0; running(); n++) {
-      const at = new Date().toISOString();
+    for (let i = 0; running(); i++) {
+      const n = FIXED ? i % 50 : i;
+      const at = FIXED ? '2026-06-01T00:00:00Z' : new Date().toISOString();
       const reply = await post(agents.ingest, gateway.url, '/v1/ingest/messages',
         { conversation_id: `load-ingest-${n % 50}`, messages: [{ id: `n${n}-u`, role: 'user', content: `ingest ${n}: the kettle in the lighthouse is broken again`, created_at: at },
                                                             { id: `n${n}-a`, role: 'assistant', content: `noted ${n}`, created_at: at }] }, auth);
@@ -202,7 +210,7 @@ async function main() {
   await gateway.stop();
 
   const result = {
-    seconds: SECONDS, streams: STREAMS, recall_rate: RECALL_RATE, recall_inflight: RECALL_INFLIGHT, ingest_rate: INGEST_RATE,
+    fixed_archive: FIXED, seconds: SECONDS, streams: STREAMS, recall_rate: RECALL_RATE, recall_inflight: RECALL_INFLIGHT, ingest_rate: INGEST_RATE,
     archive_messages: archived, rss_mb: { start: Math.round(rssStart), end: Math.round(rssEnd) },
     totals: Object.fromEntries(Object.entries(kinds).map(([k, t]) => [k, { requests: t.total, errors: t.errors, behind: t.behind, error_samples: [...t.samples] }])),
     samples,
