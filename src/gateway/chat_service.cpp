@@ -199,11 +199,13 @@ Status ChatService::PrepareMemory(PreparedTurn& turn) {
     auto stored = executor_.Beside([&ns, &found, &req] {
       return StoreTurn(ns, found.storage, req.client_turn.client_user, found.identity);
     });
+    blocks.guide = MemoryGuide(features.recall_tool);
     blocks.profile = ProfileBlock(ns, turn.record);
     if (features.compression) {
       turn.summary = SummaryBlock(ns, turn.identity.conversation_row, up.body, up.wire, req.client_turn);
     }
     blocks.daily_pack = DailyPackBlock(ns, req.now, turn.record);
+    blocks.clock_line = ClockLine(ns.tz(), req.now);
     blocks.volatile_text = VolatileBlock(
         ns, VolatileInputs{req.client_turn, turn.identity, req.now, features.recall_tool, config_.gateway}, turn.record);
     CILIA_ASSIGN_OR_RETURN(turn.identity, stored.get());

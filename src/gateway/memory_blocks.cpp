@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 #include "core/log.h"
 #include "gateway/compression.h"
 #include "gateway/recall_tool.h"
@@ -21,15 +23,12 @@ void AddSources(store::TurnRecord& record, const std::string& conversation, cons
   for (const std::string& id : ids) record.sources.emplace_back(conversation, id);
 }
 
-std::string ClockLine(memory::Namespace& ns, UnixMs now) {
-  return fmt::format("Current time: {} ({})", ns.tz().FormatLocal(now, true), ns.tz().name());
-}
 
 std::string GlossaryLines(memory::Namespace& ns, const ClientTurn& client, store::TurnRecord& record) {
   if (!client.current) return "";
   const std::vector<std::string> terms = memory::GlossaryHits(ns, client.current->text);
   if (terms.empty()) return "";
-  std::string out = "\n\nTerms in this message:";
+  std::string out = "Terms in this message:";
   for (const std::string& line : terms) out += "\n- " + line;
   record.injected["glossary"] = terms;
   return out;
@@ -58,7 +57,7 @@ std::string MenuLines(memory::Namespace& ns, const VolatileInputs& in, const Men
     AddSources(record, line.conversation_id, line.message_ids);
   }
   record.injected["menu"] = std::move(lines);
-  return "\n\n" + memory::RenderMenu(*menu);
+  return memory::RenderMenu(*menu);
 }
 
 // Models without tools: the best passages themselves, a few and short.
@@ -86,7 +85,7 @@ std::string PassageLines(memory::Namespace& ns, const VolatileInputs& in, const 
   }
   if (kept.empty()) return "";
   record.injected["snippets"] = kept.size();
-  return "\n\nPassages from earlier conversations that may be relevant:\n" +
+  return "Passages from earlier conversations that may be relevant:\n" +
          RenderRecallResults(kept, static_cast<size_t>(gw.snippets * (gw.snippet_chars + 200)));
 }
 
@@ -137,12 +136,31 @@ std::optional<SummaryInUse> SummaryBlock(memory::Namespace& ns, int64_t conversa
   return out;
 }
 
+std::string MemoryGuide(bool recall_tool) {
+  std::string guide =
+      "The blocks tagged profile, recent_days, conversation_summary and turn_context are your memory of "
+      "earlier conversations with this user, kept by the system: not what the user just said. Use them as "
+      "background; do not recite them or say you were given them. Where two facts disagree, the newer wins.";
+  if (recall_tool) {
+    guide += " The lines under \"Possibly relevant memories\" are hints only: call `recall` for the full text "
+             "before you rely on one.";
+  }
+  return guide;
+}
+
+std::string ClockLine(const TimeZone& tz, UnixMs now) {
+  static constexpr std::array<std::string_view, 7> kWeekdays = {"Monday", "Tuesday", "Wednesday", "Thursday",
+                                                                "Friday",  "Saturday", "Sunday"};
+  return fmt::format("Current time: {} {} ({})", kWeekdays[Weekday(tz.LocalDate(now)) - 1], tz.FormatLocal(now, true),
+                     tz.name());
+}
+
 std::string VolatileBlock(memory::Namespace& ns, const VolatileInputs& in, store::TurnRecord& record) {
   const MenuQuery query = MenuQueryOf(in.client);
-  std::string text = ClockLine(ns, in.now);
-  text += GlossaryLines(ns, in.client, record);
-  text += in.recall_tool ? MenuLines(ns, in, query, record) : PassageLines(ns, in, query, record);
-  return text;
+  std::string glossary = GlossaryLines(ns, in.client, record);
+  std::string memories = in.recall_tool ? MenuLines(ns, in, query, record) : PassageLines(ns, in, query, record);
+  if (glossary.empty() || memories.empty()) return glossary + memories;
+  return glossary + "\n\n" + memories;
 }
 
 }  // namespace cilia::gateway

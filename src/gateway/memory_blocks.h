@@ -40,7 +40,17 @@ struct SummaryInUse {
 std::optional<SummaryInUse> SummaryBlock(memory::Namespace& ns, int64_t conversation_row,
                                          const nlohmann::json& upstream_body, Wire upstream, const ClientTurn& client);
 
-// The per-turn block: never cached, never stored.
+// The short instruction at the head of BP1 on how to read cilia's blocks:
+// memory, not the user's words; background, not something to recite; the
+// newer of two facts wins; and, with the recall tool, the menu is hints.
+std::string MemoryGuide(bool recall_tool);
+
+// "Current time: Saturday 2026-06-20 12:00 (Asia/Shanghai)": the weekday too,
+// since "this Friday" and "周六" are what people say.
+std::string ClockLine(const TimeZone& tz, UnixMs now);
+
+// The per-turn block after the clock: the menu (or passages) and glossary
+// hits. Never cached, never stored.
 struct VolatileInputs {
   const ClientTurn& client;
   const TurnIdentity& identity;  // what the client sends is left out of passages

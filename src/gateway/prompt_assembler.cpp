@@ -246,11 +246,17 @@ std::string JoinLines(const std::vector<std::string>& lines) {
   return out;
 }
 
-// The per-turn block: the client's moved lines first (its own words), then
-// cilia's time, menu and glossary hits.
-std::string VolatileText(const std::vector<std::string>& moved_lines, const std::string& volatile_text) {
-  const std::string ours = IsBlank(volatile_text) ? "" : volatile_text;
-  return Wrapped("turn_context", JoinNonEmpty({JoinLines(moved_lines), ours}, "\n\n"));
+// The per-turn block: one clock (the client's moved lines, in its own words,
+// or else cilia's clock line), then cilia's menu and glossary hits.
+std::string VolatileText(const std::vector<std::string>& moved_lines, const MemoryBlocks& memory) {
+  const std::string clock = moved_lines.empty() ? memory.clock_line : JoinLines(moved_lines);
+  const std::string ours = IsBlank(memory.volatile_text) ? "" : memory.volatile_text;
+  return Wrapped("turn_context", JoinNonEmpty({clock, ours}, "\n\n"));
+}
+
+// BP1's text: the guide, then the profile.
+std::string StableHead(const MemoryBlocks& memory) {
+  return JoinNonEmpty({Wrapped("memory_guide", memory.guide), ProfileText(memory.profile)}, "\n\n");
 }
 
 // ---------------------------------------------------------------------------
@@ -530,7 +536,7 @@ Result<Assembled> AssembleAnthropic(const json& client, const Layout& layout, co
   json system = json::array();
   const json* client_system = Find(client, "system");
   CILIA_RETURN_IF_ERROR(AppendClientSystem(client_system != nullptr ? *client_system : json(), system, moved));
-  AppendBlock(system, ProfileText(memory.profile));
+  AppendBlock(system, StableHead(memory));
   const size_t bp1 = system.empty() ? kNoBlock : system.size() - 1;
   const size_t bp2 = AppendBlock(system, Wrapped("recent_days", memory.daily_pack));
   const size_t bp3 = AppendBlock(system, Wrapped("conversation_summary", memory.summary));
@@ -545,7 +551,7 @@ Result<Assembled> AssembleAnthropic(const json& client, const Layout& layout, co
   for (size_t i = layout.history_begin; i < client_messages.size(); ++i) messages.push_back(client_messages[i]);
   const size_t history_count = layout.history_end - layout.history_begin;
   if (layout.current) {
-    std::string turn_context = VolatileText(out.moved_lines, memory.volatile_text);
+    std::string turn_context = VolatileText(out.moved_lines, memory);
     if (!turn_context.empty()) AppendAnthropicText(messages[history_count], std::move(turn_context));
   }
   out.body["messages"] = std::move(messages);
@@ -594,7 +600,7 @@ Result<Assembled> AssembleOpenAI(const json& client, const Layout& layout, const
     MoveOpenAISystemLines(messages.back(), moved);
   }
   // One system message, not several: some chat templates accept only one.
-  const std::string stable = JoinNonEmpty({ProfileText(memory.profile), Wrapped("recent_days", memory.daily_pack),
+  const std::string stable = JoinNonEmpty({StableHead(memory), Wrapped("recent_days", memory.daily_pack),
                                            Wrapped("conversation_summary", memory.summary)},
                                           "\n\n");
   if (!stable.empty()) {
@@ -610,7 +616,7 @@ Result<Assembled> AssembleOpenAI(const json& client, const Layout& layout, const
     messages.push_back(client_messages[i]);
   }
   if (current) {
-    const std::string turn_context = VolatileText(out.moved_lines, memory.volatile_text);
+    const std::string turn_context = VolatileText(out.moved_lines, memory);
     if (!turn_context.empty()) AppendOpenAIText(messages[*current], turn_context);
   }
   out.body["messages"] = std::move(messages);

@@ -21,13 +21,20 @@
 namespace cilia::gateway {
 
 struct MemoryBlocks {
+  // How the model is to read what follows (gateway::MemoryGuide); first in
+  // BP1, the same bytes every turn. Empty: no guide.
+  std::string guide;
   // L2 documents (name, markdown), any order in; sent as persona, user,
   // relationship, rules, then the rest by name. Pass the last good copy when
   // a read fails: an empty profile changes BP1 and every cache after it.
   std::vector<std::pair<std::string, std::string>> profile;
   std::string daily_pack;     // digest + yesterday's log, refreshed once a local day (BP2)
   std::string summary;        // the compression cycle's summary of older history (BP3)
-  std::string volatile_text;  // per turn: time, menu, glossary hits; never cached, never stored
+  // Per turn, never cached, never stored: cilia's clock line, and the menu and
+  // glossary hits. The clock line is left out when the client's own time
+  // lines move into the turn context: the model reads one clock, not two.
+  std::string clock_line;
+  std::string volatile_text;
 };
 
 enum class Wire { kAnthropic, kOpenAI };

@@ -40,14 +40,17 @@ struct RecallToolOutcome {
   std::vector<std::pair<std::string, std::string>> sources;
 };
 
-// Runs one call. `arguments` is the JSON text the model wrote. Counts as a
-// real recall (access counts go up). Never fails: a bad call becomes a result
+// Runs one call. `arguments` is the JSON text the model wrote: a query (with
+// after/before/exact), or `around`, a result's id to read on around. A query
+// counts as a real recall (access counts go up). Never fails: a bad call becomes a result
 // telling the model what was wrong, so it can try again.
 RecallToolOutcome RunRecallTool(memory::Namespace& ns, std::string_view arguments, const RecallToolOptions& options);
 
-// The text of recall results as the model reads them: each result's verbatim
-// text, then its conversation and message ids; cut at `max_chars` between
-// results where possible.
+// The text of recall results as the model reads them: each result's short id
+// (w_<n>, x_<n>, which `around` takes) and its verbatim text with date, title
+// and speakers; no conversation or message ids, which cost tokens and no tool
+// takes (they stay in the turn record). Cut at `max_chars` between results
+// where possible.
 std::string RenderRecallResults(const std::vector<memory::RecallResult>& results, size_t max_chars);
 
 }  // namespace cilia::gateway

@@ -125,20 +125,23 @@ for (const [kind] of Object.entries(UPSTREAMS)) {
         const systemText = systemTextOf(sent.body);
         const at = (text) => systemText.indexOf(text);
         assert.ok(at(system) >= 0, `the client's system text verbatim: ${systemText.slice(0, 300)}`);
-        assert.ok(at('<profile name="persona">') > at(system), 'the profile after the client text');
+        assert.ok(at('<memory_guide>') > at(system), 'the memory guide after the client text');
+        assert.ok(at('<profile name="persona">') > at('</memory_guide>'), 'the profile after the guide');
         assert.ok(at('<profile name="user">') > at('<profile name="persona">'), 'persona before user');
         assert.ok(at('Lives in Porto') > at('<profile name="user">'));
 
         assert.deepEqual(toolNamesOf(sent.body), ['get_weather', 'recall']);
         const recallTool = sent.body.tools.at(-1);
         const schema = recallTool.function?.parameters ?? recallTool.input_schema;
-        assert.deepEqual(Object.keys(schema.properties).sort(), ['after', 'before', 'conversation_id', 'exact', 'query']);
+        assert.deepEqual(Object.keys(schema.properties).sort(), ['after', 'around', 'before', 'exact', 'query']);
 
         const context = turnContextOf(sent.body);
         const lastUser = rawLastUserText(sent.body);
         assert.ok(context, `a <turn_context> in the last user message: ${lastUser.slice(0, 300)}`);
         assert.ok(lastUser.indexOf(said) >= 0 && lastUser.indexOf(said) < lastUser.indexOf('<turn_context>'), 'after the client text');
-        assert.match(context, new RegExp(String(new Date().getUTCFullYear())), 'the current time');
+        assert.match(context, /^Current time: (Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(/m,
+          'one clock line, with the weekday');
+        assert.equal(context.match(/Current time/g).length, 1, 'one clock');
 
         const markers = (JSON.stringify(sent.body).match(/"cache_control"/g) ?? []).length;
         if (kind === 'anthropic') assert.ok(markers >= 1 && markers <= 4, `1 to 4 cache markers, got ${markers}`);

@@ -86,7 +86,30 @@ TEST_F(MemoryBlocksTest, TheSummaryIsUsedWhileTheBodyHoldsTheMessageItsRawPartBe
   EXPECT_FALSE(SummaryBlock(ns(), 0, body, Wire::kOpenAI, client).has_value()) << "a new conversation has none";
 }
 
-TEST_F(MemoryBlocksTest, TheVolatileBlockHasTheTimeTheTermsAndTheMenu) {
+TEST(MemoryGuide, NamesTheBlocksAndMentionsRecallOnlyWhenOffered) {
+  const std::string with_tool = MemoryGuide(true);
+  for (const char* tag : {"profile", "recent_days", "conversation_summary", "turn_context"}) {
+    EXPECT_NE(with_tool.find(tag), std::string::npos) << tag;
+  }
+  EXPECT_EQ(with_tool.find('<'), std::string::npos) << "names, not tags: a tag here would read as a block";
+  EXPECT_NE(with_tool.find("newer wins"), std::string::npos);
+  EXPECT_NE(with_tool.find("`recall`"), std::string::npos);
+  EXPECT_EQ(MemoryGuide(false).find("recall"), std::string::npos) << "no tool named that the model does not have";
+  EXPECT_EQ(MemoryGuide(true), MemoryGuide(true)) << "the same bytes every turn: it is in BP1";
+}
+
+TEST(ClockLine, SaysTheWeekdayTheLocalTimeAndTheZone) {
+  const TimeZone shanghai = *TimeZone::Load("Asia/Shanghai");
+  EXPECT_EQ(ClockLine(shanghai, *ParseRfc3339("2026-06-20T12:00:00+08:00")),
+            "Current time: Saturday 2026-06-20 12:00 (Asia/Shanghai)");
+  EXPECT_EQ(ClockLine(shanghai, *ParseRfc3339("2026-06-21T23:30:00+08:00")),
+            "Current time: Sunday 2026-06-21 23:30 (Asia/Shanghai)");
+  // 2026-06-21 16:30 UTC is already Monday in Shanghai.
+  EXPECT_EQ(ClockLine(shanghai, *ParseRfc3339("2026-06-21T16:30:00Z")),
+            "Current time: Monday 2026-06-22 00:30 (Asia/Shanghai)");
+}
+
+TEST_F(MemoryBlocksTest, TheVolatileBlockHasTheTermsAndTheMenu) {
   ASSERT_TRUE(ns().store().Write([&](store::Database& db) {
     store::GlossaryEntry entry;
     entry.term = "Mochi";
@@ -99,9 +122,8 @@ TEST_F(MemoryBlocksTest, TheVolatileBlockHasTheTimeTheTermsAndTheMenu) {
   identity.conversation_id = "today";
   GatewayConfig gw;
   const std::string text = VolatileBlock(ns(), VolatileInputs{client, identity, now(), true, gw}, record_);
-  EXPECT_EQ(text.rfind("Current time: ", 0), 0u) << text;
-  EXPECT_NE(text.find("Asia/Shanghai"), std::string::npos);
-  EXPECT_NE(text.find("Terms in this message:\n- Mochi: the cat"), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("Terms in this message:\n- Mochi: the cat", 0), 0u) << "the clock is a block of its own: " << text;
+  EXPECT_EQ(text.find("Current time"), std::string::npos) << text;
   EXPECT_EQ(record_.injected["glossary"].size(), 1u);
   ASSERT_TRUE(record_.injected.contains("menu")) << text;
   EXPECT_FALSE(record_.sources.empty());

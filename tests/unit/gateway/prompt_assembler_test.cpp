@@ -187,6 +187,22 @@ TEST(PromptAssembler, LaysOutSystemProfilePackAndSummaryInOrder) {
             "<conversation_summary>\nEarlier they discussed category theory basics.\n</conversation_summary>");
 }
 
+TEST(PromptAssembler, TheMemoryGuideHeadsBp1BeforeTheProfileOnBothWires) {
+  MemoryBlocks memory = FullMemory();
+  memory.guide = "Read the memory as memory.";
+  const Assembled anthropic = MustAssemble(ChatRequest(), memory, RecallTool(), Anthropic());
+  EXPECT_EQ(SystemText(anthropic.body, 1).rfind("<memory_guide>\nRead the memory as memory.\n</memory_guide>\n\n"
+                                                "<profile name=\"persona\">", 0),
+            0u)
+      << SystemText(anthropic.body, 1);
+  EXPECT_THAT(MarkerPlaces(anthropic.body), ElementsAre("system[1]", "system[2]", "system[3]", "messages[3][0]"))
+      << "guide and profile are one block: BP1";
+  const Assembled openai = MustAssemble(ChatRequest(), memory, RecallTool(), OpenAI());
+  const std::string body = openai.body.dump();
+  ASSERT_NE(body.find("<memory_guide>"), std::string::npos) << body;
+  EXPECT_LT(body.find("<memory_guide>"), body.find("<profile name")) << body;
+}
+
 TEST(PromptAssembler, WithoutClientMarkersPlacesAllFourBreakpoints) {
   const Assembled out = MustAssemble(ChatRequest(), FullMemory(), RecallTool(), Anthropic());
   // BP1 on the profile, BP2 on the pack, BP3 on the summary, BP4 on the last history message.
@@ -413,12 +429,25 @@ TEST(PromptAssembler, MovesTimeLinesFromAStringSystemIntoTheCurrentTurn) {
   json request = ChatRequest();
   request["system"] = "You are Ari.\nCurrent time: 2026-06-19 21:03\nBe kind.\r\n当前时间：2026年6月19日 21:03\nEnd.";
   MemoryBlocks memory = FullMemory();
+  memory.clock_line = "Current time: Friday 2026-06-19 21:03 (Asia/Shanghai)";
   memory.volatile_text = "Menu: nothing today";
   const Assembled out = MustAssemble(request, memory, RecallTool(), Anthropic());
   EXPECT_EQ(SystemText(out.body, 0), "You are Ari.\nBe kind.\r\nEnd.");
   EXPECT_THAT(out.moved_lines, ElementsAre("Current time: 2026-06-19 21:03", "当前时间：2026年6月19日 21:03"));
   EXPECT_EQ(out.body["messages"][4]["content"][1]["text"],
             "<turn_context>\nCurrent time: 2026-06-19 21:03\n当前时间：2026年6月19日 21:03\n\nMenu: nothing today\n</turn_context>");
+}
+
+TEST(PromptAssembler, TheTurnContextHasOneClockCiliasOnlyWhenTheClientSentNone) {
+  MemoryBlocks memory = FullMemory();
+  memory.clock_line = "Current time: Friday 2026-06-19 21:03 (Asia/Shanghai)";
+  memory.volatile_text = "Menu: nothing today";
+  json request = ChatRequest();
+  request["system"] = "You are Ari.";
+  const Assembled out = MustAssemble(request, memory, RecallTool(), Anthropic());
+  EXPECT_TRUE(out.moved_lines.empty());
+  EXPECT_EQ(out.body["messages"][4]["content"][1]["text"],
+            "<turn_context>\nCurrent time: Friday 2026-06-19 21:03 (Asia/Shanghai)\n\nMenu: nothing today\n</turn_context>");
 }
 
 TEST(PromptAssembler, MovesTimeLinesFromSystemBlocksAndDropsABlockLeftEmpty) {

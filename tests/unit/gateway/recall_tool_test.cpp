@@ -48,20 +48,25 @@ TEST(RecallToolDefinition, SameBytesEveryCallInBothFormats) {
   const json openai = RecallToolDefinition(Wire::kOpenAI);
   EXPECT_EQ(openai["type"], "function");
   EXPECT_EQ(openai["function"]["name"], "recall");
-  EXPECT_EQ(openai["function"]["parameters"]["required"], json::array({"query"}));
+  EXPECT_FALSE(openai["function"]["parameters"].contains("required")) << "a query, or `around` instead of one";
+  EXPECT_TRUE(openai["function"]["parameters"]["properties"].contains("around"));
+  EXPECT_FALSE(openai["function"]["parameters"]["properties"].contains("conversation_id"))
+      << "the model is shown no conversation ids";
   const json anthropic = RecallToolDefinition(Wire::kAnthropic);
   EXPECT_EQ(anthropic["name"], "recall");
   EXPECT_EQ(anthropic["input_schema"], openai["function"]["parameters"]);
 }
 
-TEST_F(RecallToolTest, ReturnsTheVerbatimTextWithItsIdsAndCountsAccess) {
+TEST_F(RecallToolTest, ReturnsTheVerbatimTextUnderItsShortIdAndCountsAccess) {
   const RecallToolOutcome out = RunRecallTool(t_.ns(), R"({"query":"猫叫什么"})", Options());
   EXPECT_TRUE(out.ok);
   EXPECT_EQ(out.query, "猫叫什么");
   ASSERT_GE(out.results, 1);
   EXPECT_NE(out.text.find("我家的猫叫年糕，三岁了，特别怕吸尘器。"), std::string::npos) << out.text;
-  EXPECT_NE(out.text.find("(conversation pets, messages p1)"), std::string::npos) << out.text;
-  EXPECT_EQ(out.sources.front(), (std::pair<std::string, std::string>{"pets", "p1"}));
+  EXPECT_TRUE(out.text.rfind("w_", 0) == 0 || out.text.rfind("x_", 0) == 0) << "the result's id first: " << out.text;
+  EXPECT_EQ(out.text.find("p1"), std::string::npos) << "no message ids in what the model reads: " << out.text;
+  EXPECT_EQ(out.text.find("conversation"), std::string::npos) << out.text;
+  EXPECT_EQ(out.sources.front(), (std::pair<std::string, std::string>{"pets", "p1"})) << "they stay in the turn record";
   auto accessed = t_.ns().store().Read([](store::Database& db) -> Result<int64_t> {
     CILIA_ASSIGN_OR_RETURN(store::Statement * s, db.Prepare("SELECT SUM(access_count) FROM windows"));
     const int64_t sum = s->Step() ? s->Int(0) : 0;
@@ -84,6 +89,31 @@ TEST_F(RecallToolTest, BadArgumentsBecomeAResultTheModelCanReadNotAFailure) {
   EXPECT_NE(out.text.find("after"), std::string::npos);
 }
 
+TEST_F(RecallToolTest, AroundAResultsIdReadsThePassageAgain) {
+  const RecallToolOutcome found = RunRecallTool(t_.ns(), R"({"query":"wifi password"})", Options());
+  ASSERT_GE(found.results, 1) << found.text;
+  const std::string id = found.text.substr(0, found.text.find(' '));
+  const RecallToolOutcome around = RunRecallTool(t_.ns(), json{{"around", id}}.dump(), Options());
+  EXPECT_TRUE(around.ok) << around.text;
+  EXPECT_NE(around.text.find("Kiwi-2048"), std::string::npos) << around.text;
+  EXPECT_EQ(around.sources.front(), (std::pair<std::string, std::string>{"wifi", "w1"}));
+
+  RecallToolOutcome bad = RunRecallTool(t_.ns(), R"({"around":"pets"})", Options());
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.text.find("w_<n> or x_<n>"), std::string::npos) << bad.text;
+  bad = RunRecallTool(t_.ns(), R"({"around":"w_999999"})", Options());
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.text.find("no passage w_999999"), std::string::npos) << bad.text;
+  bad = RunRecallTool(t_.ns(), R"({"around":7})", Options());
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.text.find("around: must be a result's id"), std::string::npos) << bad.text;
+}
+
+TEST_F(RecallToolTest, AConversationIdTheModelMadeUpDoesNotFilter) {
+  const RecallToolOutcome out = RunRecallTool(t_.ns(), R"({"query":"wifi password","conversation_id":"c_1"})", Options());
+  EXPECT_NE(out.text.find("Kiwi-2048"), std::string::npos) << out.text;
+}
+
 TEST_F(RecallToolTest, NothingFoundSaysSo) {
   const RecallToolOutcome out = RunRecallTool(t_.ns(), R"({"query":"zebra xylophone quantum"})", Options());
   EXPECT_TRUE(out.ok);
@@ -101,6 +131,7 @@ TEST_F(RecallToolTest, WhatTheClientAlreadySendsIsLeftOut) {
 TEST(RenderRecallResults, CutsAtTheLimitAndSaysHowManyWereLeftOut) {
   std::vector<memory::RecallResult> results(3);
   for (int i = 0; i < 3; ++i) {
+    results[i].id = "w_" + std::to_string(i);
     results[i].conversation_id = "c";
     results[i].message_ids = {"m" + std::to_string(i)};
     results[i].text = std::string(100, static_cast<char>('a' + i));
