@@ -108,6 +108,18 @@ struct Kept {
   std::vector<int64_t> targets;  // the excerpts it repeats (first) or updates
 };
 
+// The quote in the owner's words of `text` (the model saw no others): a quote
+// that harness text holds too is placed where the owner said it.
+std::optional<QuoteSpan> FindOwnQuote(const std::string& text, const std::string& quote) {
+  const std::u32string cps = text::DecodeUtf8(text);
+  for (const text::Span& own : text::OwnWordSpans(cps)) {
+    const std::optional<QuoteSpan> found =
+        FindQuote(text::EncodeUtf8(std::u32string_view(cps).substr(own.begin, own.size())), quote);
+    if (found) return QuoteSpan{own.begin + found->begin, own.begin + found->end};
+  }
+  return std::nullopt;
+}
+
 class Run {
  public:
   Run(Namespace& ns, const Config& config, const Clock& clock, llm::Route route)
@@ -282,7 +294,7 @@ class Run {
     for (const BatchMessage& b : batch) {
       if (b.context) continue;
       const store::MessageRecord& m = *b.message;
-      auto span = FindQuote(m.text, item.quote);
+      auto span = FindOwnQuote(m.text, item.quote);
       if (!span) continue;
       Kept k;
       k.item = item;

@@ -137,6 +137,16 @@ TEST_F(ExtractionTest, TheModelSeesTheOwnersWordsNotTheClientsHarnessText) {
   EXPECT_EQ(Excerpts()[0].source.span_start, 95) << "the quote's span is in the stored message, block and all";
 }
 
+TEST_F(ExtractionTest, AQuoteThatHarnessTextHoldsTooIsPlacedWhereTheOwnerSaidIt) {
+  Say("cc", {"<system-reminder>Earlier: My sister Ana lives in Porto.</system-reminder> My sister Ana lives in Porto.",
+             "Nice!", "Anything else?", "No."});
+  model_.Then(Items({Item("Lena's sister Ana lives in Porto.", "My sister Ana lives in Porto")}));
+  ASSERT_EQ(Extract().items_added, 1);
+  ASSERT_EQ(Excerpts().size(), 1u);
+  EXPECT_EQ(Excerpts()[0].source.span_start, 74);
+  EXPECT_EQ(Excerpts()[0].quote, "My sister Ana lives in Porto");
+}
+
 TEST_F(ExtractionTest, FewerThanTheMinimumWaitUntilTheConversationIsIdle) {
   const int64_t conv = Say("short", {"I adopted a cat called Miso today.", "Congratulations!", "She is tiny and grey."});
   t_.clock().Advance(-t_.clock().Now() + 1'779'900'000'000 + 5 * 60'000);  // five minutes after the chat
