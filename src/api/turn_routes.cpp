@@ -48,6 +48,7 @@ json TurnJson(const store::TurnRecord& turn, const TimeZone& tz) {
           {"output_tokens", turn.output_tokens},
           {"cache_read_tokens", turn.cache_read_tokens},
           {"cache_write_tokens", turn.cache_write_tokens},
+          {"reasoning_tokens", turn.reasoning_tokens},
           {"first_byte_ms", turn.first_byte_ms < 0 ? json(nullptr) : json(turn.first_byte_ms)},
           {"total_ms", turn.total_ms},
           {"recall_rounds", turn.recall_rounds},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "llm/json_access.h"
+#include "text/harness.h"
 
 namespace cilia::gateway {
 namespace {
@@ -98,13 +99,19 @@ std::string MessageText(const json& message) {
 
 MenuQuery MenuQueryOf(const ClientTurn& turn, size_t user_count) {
   MenuQuery query;
-  if (turn.current && !turn.current->text.empty()) query.user_texts.push_back(turn.current->text);
+  // The owner's words only: harness text (text/harness.h) would make the menu
+  // find the boilerplate of earlier sessions.
+  if (turn.current) {
+    std::string own = text::OwnWords(turn.current->text);
+    if (!own.empty()) query.user_texts.push_back(std::move(own));
+  }
   for (auto it = turn.history.rbegin(); it != turn.history.rend(); ++it) {
     if (it->role == "assistant" && query.previous_assistant.empty() && query.user_texts.size() <= 1) {
       query.previous_assistant = it->text;
     }
-    if (it->role == "user" && query.user_texts.size() < user_count && !it->text.empty()) {
-      query.user_texts.insert(query.user_texts.begin(), it->text);
+    if (it->role == "user" && query.user_texts.size() < user_count) {
+      std::string own = text::OwnWords(it->text);
+      if (!own.empty()) query.user_texts.insert(query.user_texts.begin(), std::move(own));
     }
     if (query.user_texts.size() >= user_count) break;
   }

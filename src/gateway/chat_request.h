@@ -44,7 +44,8 @@ Result<ClientTurn> ReadClientTurn(const nlohmann::json& body, Wire wire);
 std::string MessageText(const nlohmann::json& message);
 
 // The text the history's recent part is queried with for the menu: the last
-// `user_count` user texts (oldest first) and the previous assistant reply.
+// `user_count` user texts (oldest first; their own words, harness text left
+// out, text/harness.h) and the previous assistant reply.
 struct MenuQuery {
   std::vector<std::string> user_texts;
   std::string previous_assistant;

@@ -423,6 +423,7 @@ void ChatService::Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, i
   r.output_tokens = answer.usage.output;
   r.cache_read_tokens = answer.usage.cache_read;
   r.cache_write_tokens = answer.usage.cache_write;
+  r.reasoning_tokens = answer.usage.reasoning;
   r.recall_rounds = turn.upstream.recall_rounds;
   if (http_status == 200 && turn.memory) {
     StoreAnswer(turn, answer.text);

@@ -8,6 +8,7 @@
 #include "llm/routing.h"
 #include "llm/upstream.h"
 #include "memory/archive/conversation_reads.h"
+#include "text/harness.h"
 #include "text/tokens.h"
 
 namespace cilia::gateway {
@@ -74,7 +75,10 @@ json SummaryRequest(std::string_view previous_summary, const std::vector<ClientM
   if (!previous_summary.empty()) transcript += fmt::format("<previous_summary>\n{}\n</previous_summary>\n\n", previous_summary);
   transcript += "<messages>\n";
   for (size_t i = plan.summarize_from; i < plan.summarize_to; ++i) {
-    transcript += fmt::format("[{}]\n{}\n\n", messages[i].role, messages[i].text);
+    // What was said: a client's harness blocks (text/harness.h) are no part of it.
+    const std::string own = text::OwnWords(messages[i].text);
+    if (own.empty() && !messages[i].text.empty()) continue;
+    transcript += fmt::format("[{}]\n{}\n\n", messages[i].role, own);
   }
   transcript += "</messages>";
   return {{"model", model},

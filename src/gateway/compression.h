@@ -52,7 +52,8 @@ std::optional<CompressionPlan> PlanCompression(const std::vector<ClientMessage>&
                                                int threshold_tokens, int keep_tokens);
 
 // The cheap model's request, OpenAI-shaped: instructions first, then the
-// previous summary and the messages to fold in.
+// previous summary and the messages to fold in (their own words: client
+// harness blocks are left out, text/harness.h).
 nlohmann::json SummaryRequest(std::string_view previous_summary, const std::vector<ClientMessage>& messages,
                               const CompressionPlan& plan, const std::string& model);
 

@@ -47,7 +47,8 @@ bool ContinueWithRecall(UpstreamRounds& rounds, RecallRun run, const llm::Assist
 }
 
 llm::Usage operator+(const llm::Usage& a, const llm::Usage& b) {
-  return {a.input + b.input, a.output + b.output, a.cache_read + b.cache_read, a.cache_write + b.cache_write};
+  return {a.input + b.input, a.output + b.output, a.cache_read + b.cache_read, a.cache_write + b.cache_write,
+          a.reasoning + b.reasoning};
 }
 
 llm::AssistantTurn JoinRounds(const std::vector<llm::AssistantTurn>& rounds) {

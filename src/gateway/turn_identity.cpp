@@ -9,6 +9,7 @@
 #include "memory/archive/archive.h"
 #include "memory/archive/conversation_match.h"
 #include "memory/archive/conversation_reads.h"
+#include "text/harness.h"
 #include "text/utf8.h"
 
 namespace cilia::gateway {
@@ -18,11 +19,15 @@ std::string NewConversationId(UnixMs now, const TimeZone& tz, std::string_view s
   return fmt::format("chat-{}-{}", tz.LocalDate(now).ToString(), Hex64(Fnv1a64(fmt::format("{}:{}", now, seed))).substr(0, 8));
 }
 
+// The first user words of the conversation, harness text left out (a Codex
+// session opens with a user message that is only its <environment_context>).
 std::string Title(const ClientTurn& turn) {
   for (const ClientMessage& m : turn.history) {
-    if (m.role == "user" && !m.text.empty()) return text::SubstrCodePoints(m.text, 0, 60);
+    if (m.role != "user") continue;
+    const std::string own = text::OwnWords(m.text);
+    if (!own.empty()) return text::SubstrCodePoints(own, 0, 60);
   }
-  return turn.current ? text::SubstrCodePoints(turn.current->text, 0, 60) : "";
+  return turn.current ? text::SubstrCodePoints(text::OwnWords(turn.current->text), 0, 60) : "";
 }
 
 // A gateway message's id: its kind, the seq it follows and its content, so

@@ -449,6 +449,7 @@ Usage UsageFromOpenAI(const json& usage) {
   const json* details = Member(usage, "prompt_tokens_details");
   u.cache_read = NonNegative(details != nullptr ? IntOr(*details, "cached_tokens", IntOr(usage, "prompt_cache_hit_tokens"))
                                                 : IntOr(usage, "prompt_cache_hit_tokens"));
+  u.reasoning = NonNegative(IntOr(MemberOr(usage, "completion_tokens_details", json::object()), "reasoning_tokens"));
   return u;
 }
 
@@ -462,10 +463,12 @@ Usage UsageFromAnthropic(const json& usage) {
 }
 
 json UsageToOpenAI(const Usage& u) {
-  return {{"prompt_tokens", u.input},
-          {"completion_tokens", u.output},
-          {"total_tokens", u.input + u.output},
-          {"prompt_tokens_details", {{"cached_tokens", u.cache_read}}}};
+  json out = {{"prompt_tokens", u.input},
+              {"completion_tokens", u.output},
+              {"total_tokens", u.input + u.output},
+              {"prompt_tokens_details", {{"cached_tokens", u.cache_read}}}};
+  if (u.reasoning > 0) out["completion_tokens_details"] = {{"reasoning_tokens", u.reasoning}};
+  return out;
 }
 
 json UsageToAnthropic(const Usage& u) {

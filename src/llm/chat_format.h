@@ -21,16 +21,19 @@ namespace cilia::llm {
 // prompt_tokens), so cache_read / input is the share served from cache.
 struct Usage {
   int64_t input = 0, output = 0, cache_read = 0, cache_write = 0;
+  int64_t reasoning = 0;  // the part of `output` the model spent thinking (OpenAI, Responses; Anthropic has none)
 
   bool operator==(const Usage&) const = default;
 };
 
 // From an OpenAI `usage` object: prompt_tokens_details.cached_tokens, or
-// DeepSeek's prompt_cache_hit_tokens, is the cache read. Null or junk: zeros.
+// DeepSeek's prompt_cache_hit_tokens, is the cache read;
+// completion_tokens_details.reasoning_tokens the reasoning. Null or junk: zeros.
 Usage UsageFromOpenAI(const nlohmann::json& usage);
 // From an Anthropic `usage` object (a message's, or message_delta's).
 Usage UsageFromAnthropic(const nlohmann::json& usage);
-// {prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details.cached_tokens}
+// {prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details.cached_tokens,
+//  completion_tokens_details.reasoning_tokens (when there were any)}
 nlohmann::json UsageToOpenAI(const Usage& usage);
 // {input_tokens (the uncached part), output_tokens, cache_creation_input_tokens, cache_read_input_tokens}
 nlohmann::json UsageToAnthropic(const Usage& usage);

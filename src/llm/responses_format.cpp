@@ -286,11 +286,11 @@ json ResponseOutputItems(const AssistantTurn& turn, const std::string& response_
   return output;
 }
 
-json UsageToResponses(const Usage& usage, int64_t reasoning_tokens) {
+json UsageToResponses(const Usage& usage) {
   return {{"input_tokens", usage.input},
           {"input_tokens_details", {{"cached_tokens", usage.cache_read}}},
           {"output_tokens", usage.output},
-          {"output_tokens_details", {{"reasoning_tokens", reasoning_tokens}}},
+          {"output_tokens_details", {{"reasoning_tokens", usage.reasoning}}},
           {"total_tokens", usage.input + usage.output}};
 }
 
@@ -299,6 +299,7 @@ Usage UsageFromResponses(const json& usage) {
   out.input = IntOr(usage, "input_tokens");
   out.output = IntOr(usage, "output_tokens");
   out.cache_read = IntOr(MemberOr(usage, "input_tokens_details", json::object()), "cached_tokens");
+  out.reasoning = IntOr(MemberOr(usage, "output_tokens_details", json::object()), "reasoning_tokens");
   return out;
 }
 
@@ -309,9 +310,7 @@ json ChatResponseToResponses(const json& chat_response, const json& request, con
   response["status"] = ResponsesStatus(turn.finish);
   if (turn.finish == FinishReason::kLength) response["incomplete_details"] = {{"reason", "max_output_tokens"}};
   if (turn.finish == FinishReason::kContentFilter) response["incomplete_details"] = {{"reason", "content_filter"}};
-  const json usage = MemberOr(chat_response, "usage", json::object());
-  const int64_t reasoning = IntOr(MemberOr(usage, "completion_tokens_details", json::object()), "reasoning_tokens");
-  response["usage"] = UsageToResponses(turn.usage, reasoning);
+  response["usage"] = UsageToResponses(turn.usage);
   return response;
 }
 
@@ -450,11 +449,7 @@ json ResponsesResponseToChat(const json& response) {
   if (StringOr(response, "status") == "incomplete") {
     finish = StringOr(incomplete, "reason") == "content_filter" ? "content_filter" : "length";
   }
-  const json usage = MemberOr(response, "usage", json::object());
-  const Usage u = UsageFromResponses(usage);
-  json chat_usage = UsageToOpenAI(u);
-  chat_usage["completion_tokens_details"] = {
-      {"reasoning_tokens", IntOr(MemberOr(usage, "output_tokens_details", json::object()), "reasoning_tokens")}};
+  json chat_usage = UsageToOpenAI(UsageFromResponses(MemberOr(response, "usage", json::object())));
   return {{"id", StringOr(response, "id")},
           {"object", "chat.completion"},
           {"created", IntOr(response, "created_at")},

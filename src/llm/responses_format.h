@@ -63,7 +63,7 @@ nlohmann::json ChatResponseToResponses(const nlohmann::json& chat_response, cons
 
 // {input_tokens, input_tokens_details.cached_tokens, output_tokens,
 //  output_tokens_details.reasoning_tokens, total_tokens}
-nlohmann::json UsageToResponses(const Usage& usage, int64_t reasoning_tokens = 0);
+nlohmann::json UsageToResponses(const Usage& usage);
 Usage UsageFromResponses(const nlohmann::json& usage);
 
 // A Response's output items as Chat Completions messages (an assistant

@@ -147,7 +147,7 @@ void ChatToResponsesStream::End(std::string& out) {
     response_["incomplete_details"] = {{"reason", turn_.finish == FinishReason::kLength ? "max_output_tokens" : "content_filter"}};
   }
   response_["output"] = Output();
-  response_["usage"] = UsageToResponses(turn_.usage, reasoning_tokens_);
+  response_["usage"] = UsageToResponses(turn_.usage);
   Emit({{"type", incomplete ? "response.incomplete" : "response.completed"}, {"response", response_}}, out);
   done_ = true;
 }
@@ -158,7 +158,7 @@ void ChatToResponsesStream::Fail(std::string_view code, std::string_view message
   response_["status"] = "failed";
   response_["error"] = {{"code", ErrorCode(code)}, {"message", message}};
   response_["output"] = Output();
-  response_["usage"] = UsageToResponses(turn_.usage, reasoning_tokens_);
+  response_["usage"] = UsageToResponses(turn_.usage);
   Emit({{"type", "response.failed"}, {"response", response_}}, out);
   done_ = true;
 }
@@ -172,9 +172,6 @@ void ChatToResponsesStream::OnEvent(const net::SseEvent& event, std::string& out
   }
   Start(out);
   builder_.Apply(chunk);
-  if (const json* usage = Member(chunk, "usage")) {
-    reasoning_tokens_ = IntOr(MemberOr(*usage, "completion_tokens_details", json::object()), "reasoning_tokens");
-  }
   const json& choices = ArrayOrEmpty(chunk, "choices");
   if (choices.empty()) return;
   const json* delta = Member(choices[0], "delta");
@@ -280,10 +277,7 @@ void ResponsesToChatStream::OnEvent(const net::SseEvent& event, std::string& out
                    : "length";
     }
     out += Chunk(json::object(), finish);
-    const json usage = MemberOr(response, "usage", json::object());
-    json chat_usage = UsageToOpenAI(UsageFromResponses(usage));
-    chat_usage["completion_tokens_details"] = {
-        {"reasoning_tokens", IntOr(MemberOr(usage, "output_tokens_details", json::object()), "reasoning_tokens")}};
+    json chat_usage = UsageToOpenAI(UsageFromResponses(MemberOr(response, "usage", json::object())));
     const json usage_chunk = {{"id", id_}, {"object", "chat.completion.chunk"}, {"created", created_}, {"model", model_},
                               {"choices", json::array()}, {"usage", std::move(chat_usage)}};
     out += SseFrame(Dump(usage_chunk)) + SseFrame(kDone);

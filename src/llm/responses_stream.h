@@ -73,7 +73,6 @@ class ChatToResponsesStream : public StreamReader {
   OpenAITurnBuilder builder_{turn_};
   std::vector<Item> items_;
   int64_t sequence_ = 0;
-  int64_t reasoning_tokens_ = 0;
   bool started_ = false;
 };
 

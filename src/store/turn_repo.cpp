@@ -13,7 +13,7 @@ using nlohmann::json;
 constexpr const char* kTurnColumns =
     "id, started_at, local_day, conversation_id, endpoint, requested_model, upstream_model, streamed, "
     "http_status, error, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, first_byte_ms, "
-    "total_ms, recall_rounds, injected";
+    "total_ms, recall_rounds, injected, reasoning_tokens";
 
 TurnRecord ReadTurn(const Statement& s) {
   TurnRecord r;
@@ -38,6 +38,7 @@ TurnRecord ReadTurn(const Statement& s) {
   // into something else reads as nothing injected.
   json injected = json::parse(s.TextView(17), nullptr, /*allow_exceptions=*/false);
   if (!injected.is_discarded()) r.injected = std::move(injected);
+  r.reasoning_tokens = s.Int(18);
   return r;
 }
 
@@ -62,7 +63,7 @@ Result<int64_t> TurnRepo::Append(const TurnRecord& r) {
   Status stored = Atomically(db_, [&]() -> Status {
     CILIA_ASSIGN_OR_RETURN(Statement * insert,
                            db_.Prepare(fmt::format(
-                               "INSERT INTO turns({}) VALUES (NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kTurnColumns)));
+                               "INSERT INTO turns({}) VALUES (NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kTurnColumns)));
     insert->Bind(1, r.started_at).Bind(2, r.local_day).Bind(3, r.conversation_id).Bind(4, r.endpoint);
     insert->Bind(5, r.requested_model).Bind(6, r.upstream_model).Bind(7, r.streamed ? 1 : 0);
     insert->Bind(8, r.http_status).Bind(9, r.error).Bind(10, r.input_tokens).Bind(11, r.output_tokens);
@@ -70,6 +71,7 @@ Result<int64_t> TurnRepo::Append(const TurnRecord& r) {
     insert->Bind(15, r.total_ms).Bind(16, r.recall_rounds);
     // Text the gateway quoted may hold broken UTF-8; dump() would throw on it.
     insert->Bind(17, r.injected.dump(-1, ' ', false, json::error_handler_t::replace));
+    insert->Bind(18, r.reasoning_tokens);
     CILIA_RETURN_IF_ERROR(insert->Run());
     id = db_.LastInsertId();
     CILIA_ASSIGN_OR_RETURN(Statement * source, db_.Prepare("INSERT INTO turn_sources(turn_id, position, "

@@ -36,6 +36,7 @@ struct TurnRecord {
   // Anthropic: input + cache read + cache write), so that the hit rate is
   // cache_read_tokens / input_tokens for every upstream alike.
   int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_write_tokens = 0;
+  int64_t reasoning_tokens = 0;  // the part of output_tokens spent reasoning; 0 when the upstream does not say
   int64_t first_byte_ms = -1;  // -1: nothing reached the client
   int64_t total_ms = 0;
   int recall_rounds = 0;

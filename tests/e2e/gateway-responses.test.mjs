@@ -128,6 +128,12 @@ for (const [kind, upstream] of Object.entries(KINDS)) {
       assert.equal(text, 'one two three 🌸');
       assert.equal(outputText(final), text);
       assert.ok(final.usage.input_tokens > 0);
+      // Reasoning tokens as the upstream counted them (Anthropic reports none), in the answer and the turn record.
+      const reasoning = final.usage.output_tokens_details.reasoning_tokens;
+      if (kind === 'anthropic') assert.equal(reasoning, 0);
+      else assert.ok(reasoning > 0 && reasoning < final.usage.output_tokens, JSON.stringify(final.usage));
+      const record = (await turnRecords(gw)).find((r) => r.endpoint === 'responses' && r.streamed && r.reasoning_tokens === reasoning);
+      assert.ok(record, 'the streamed turn records its reasoning tokens');
       const kept = await client.responses.retrieve(final.id);
       assert.equal(outputText(kept), text, 'GET /v1/responses/{id} gives it back');
     });

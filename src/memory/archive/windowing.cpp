@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text/harness.h"
 #include "text/segmenter.h"
 #include "text/sentences.h"
 #include "text/utf8.h"
@@ -13,7 +14,14 @@ std::vector<Segment> SegmentMessages(const std::vector<store::MessageRecord>& me
   bool first = true;
   for (const auto& m : messages) {
     std::u32string cps = text::DecodeUtf8(m.text);
-    std::vector<text::Span> spans = text::SplitSegments(cps, kSegmentMaxChars);
+    // Only the owner's words are windowed: harness blocks stay in the message,
+    // out of every window's body, and so out of the lexical and vector indexes.
+    std::vector<text::Span> spans;
+    for (const text::Span& own : text::OwnWordSpans(cps)) {
+      for (text::Span s : text::SplitSegments(std::u32string_view(cps).substr(own.begin, own.size()), kSegmentMaxChars)) {
+        spans.push_back({own.begin + s.begin, own.begin + s.end});
+      }
+    }
     for (size_t i = first ? static_cast<size_t>(std::max(skip, 0)) : 0; i < spans.size(); ++i) {
       Segment s;
       s.message_id = m.id;

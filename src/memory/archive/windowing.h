@@ -2,7 +2,9 @@
 // 350 code points at sentence ends; a conversation's segments are packed
 // greedily into windows of at most 700 code points of segment text, each
 // window starting on the previous window's last segment (one-segment
-// overlap). Headers and speaker labels are added on output only.
+// overlap). Headers and speaker labels are added on output only. Client
+// harness blocks (text/harness.h) are in no segment: a window holds the
+// owner's words.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 
 #include "core/codec.h"
 #include "core/log.h"
+#include "text/harness.h"
 #include "text/utf8.h"
 #include "llm/chat_format.h"
 #include "llm/routing.h"
@@ -106,6 +107,18 @@ struct Kept {
   enum class Relation { kNew, kSame, kUpdate, kUnjudged } relation = Relation::kNew;
   std::vector<int64_t> targets;  // the excerpts it repeats (first) or updates
 };
+
+// The quote in the owner's words of `text` (the model saw no others): a quote
+// that harness text holds too is placed where the owner said it.
+std::optional<QuoteSpan> FindOwnQuote(const std::string& text, const std::string& quote) {
+  const std::u32string cps = text::DecodeUtf8(text);
+  for (const text::Span& own : text::OwnWordSpans(cps)) {
+    const std::optional<QuoteSpan> found =
+        FindQuote(text::EncodeUtf8(std::u32string_view(cps).substr(own.begin, own.size())), quote);
+    if (found) return QuoteSpan{own.begin + found->begin, own.begin + found->end};
+  }
+  return std::nullopt;
+}
 
 class Run {
  public:
@@ -281,7 +294,7 @@ class Run {
     for (const BatchMessage& b : batch) {
       if (b.context) continue;
       const store::MessageRecord& m = *b.message;
-      auto span = FindQuote(m.text, item.quote);
+      auto span = FindOwnQuote(m.text, item.quote);
       if (!span) continue;
       Kept k;
       k.item = item;
@@ -451,7 +464,7 @@ json ExtractionOutcome::ToJson() const {
 std::string DominantLanguage(const std::vector<BatchMessage>& batch) {
   size_t han = 0, kana = 0, hangul = 0, other = 0;
   for (const BatchMessage& b : batch) {
-    for (char32_t cp : text::DecodeUtf8(b.message->text)) {
+    for (char32_t cp : text::DecodeUtf8(text::OwnWords(b.message->text))) {
       if ((cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0x31F0 && cp <= 0x31FF)) {
         ++kana;
       } else if ((cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0x1100 && cp <= 0x11FF)) {
@@ -480,8 +493,11 @@ json ExtractionRequest(const std::vector<BatchMessage>& batch, const std::string
   std::string messages = fmt::format("Conversation: {}\n\nMessages:\n", conversation_title);
   for (const BatchMessage& b : batch) {
     const store::MessageRecord& m = *b.message;
+    // The owner's words: a client's harness blocks are nothing to excerpt.
+    const std::string own = text::OwnWords(m.text);
+    if (own.empty() && !m.text.empty()) continue;
     messages += fmt::format("\n[{} · {} · {}]{}\n{}\n", MessagePublicId(m), tz.FormatLocal(m.created_at, true),
-                            SpeakerLabel(m.name, m.role), b.context ? " (context)" : "", m.text);
+                            SpeakerLabel(m.name, m.role), b.context ? " (context)" : "", own);
   }
   return {{"messages", json::array({{{"role", "system"},
                                      {"content", fmt::format(fmt::runtime(kInstructions),

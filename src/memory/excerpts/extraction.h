@@ -71,7 +71,9 @@ struct BatchMessage {
 // The OpenAI-shaped request (without "model"): the instructions first as the
 // system message, then one user message with the conversation's title and
 // the messages, each as a header line "[id · local time · speaker]" (marked
-// "(context)" for the overlap) followed by its text verbatim.
+// "(context)" for the overlap) followed by its text verbatim — the owner's
+// words of it: client harness blocks (text/harness.h) are left out, and a
+// message that is nothing else is not listed.
 nlohmann::json ExtractionRequest(const std::vector<BatchMessage>& batch, const std::string& conversation_title,
                                  const TimeZone& tz, int max_items);
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/log.h"
+#include "text/harness.h"
 #include "text/utf8.h"
 #include "llm/chat_format.h"
 #include "llm/routing.h"
@@ -106,13 +107,14 @@ class Model {
 
 std::string Speaker(const store::DayMessage& m) { return m.name.empty() ? m.role : m.name; }
 
-// The day's messages as numbered lines, the instructions' input.
+// The day's messages as numbered lines, the instructions' input: the owner's
+// words of each (client harness blocks left out, text/harness.h).
 std::string DayTranscript(const std::vector<store::DayMessage>& messages, const TimeZone& tz, size_t* shown) {
   std::string out;
   *shown = 0;
   for (const store::DayMessage& m : messages) {
     std::string line = fmt::format("[{}] {} · {} · {}:\n{}\n\n", *shown + 1, tz.FormatLocal(m.created_at, true),
-                                   m.conversation_id, Speaker(m), Clip(m.text, kMessageChars));
+                                   m.conversation_id, Speaker(m), Clip(text::OwnWords(m.text), kMessageChars));
     if (*shown > 0 && out.size() + line.size() > kTranscriptChars) break;
     out += line;
     ++*shown;

@@ -180,7 +180,7 @@ function anthropicUsage(body, outputText) {
   };
 }
 
-function openaiUsage(body, outputText) {
+function openaiUsage(body, outputText, reasoningText = '') {
   const items = [...(body.tools ?? []), ...(body.messages ?? [])].map((item) => ({ json: canonical(item) }));
   const blocks = chained(items);
   let longest = 0;
@@ -196,6 +196,7 @@ function openaiUsage(body, outputText) {
     completion_tokens: completion,
     total_tokens: total + completion,
     prompt_tokens_details: { cached_tokens: cached },
+    completion_tokens_details: { reasoning_tokens: reasoningText ? tokens(reasoningText) : 0 },
   };
 }
 
@@ -222,7 +223,7 @@ function openaiWhole(body, answer) {
     created: 1700000000,
     model: body.model ?? 'fake',
     choices: [{ index: 0, message, logprobs: null, finish_reason: answer.tool ? 'tool_calls' : 'stop' }],
-    usage: openaiUsage(body, answer.text + (answer.thinking ?? '')),
+    usage: openaiUsage(body, answer.text + (answer.thinking ?? ''), answer.thinking),
   };
 }
 
@@ -259,7 +260,7 @@ function responsesWhole(body, answer) {
     output.push({ id: `fc_fake_${counter}`, type: 'function_call', status: 'completed', call_id: `call_fake_${counter}`, name: answer.tool.name, arguments: JSON.stringify(answer.tool.input) });
   }
   const items = Array.isArray(body.input) ? body.input : [{ role: 'user', content: body.input ?? '' }];
-  const usage = openaiUsage({ tools: body.tools, messages: items }, answer.text + (answer.thinking ?? ''));
+  const usage = openaiUsage({ tools: body.tools, messages: items }, answer.text + (answer.thinking ?? ''), answer.thinking);
   return {
     id,
     object: 'response',
@@ -271,7 +272,7 @@ function responsesWhole(body, answer) {
       input_tokens: usage.prompt_tokens,
       input_tokens_details: { cached_tokens: usage.prompt_tokens_details.cached_tokens },
       output_tokens: usage.completion_tokens,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens },
       total_tokens: usage.total_tokens,
     },
   };

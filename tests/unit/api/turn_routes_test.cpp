@@ -52,6 +52,7 @@ TEST_F(TurnRoutesTest, ATurnShowsEveryFieldOfItsRecord) {
   store::TurnRecord r = Turn("trip-2023");
   r.streamed = true;
   r.cache_write_tokens = 250;
+  r.reasoning_tokens = 12;
   r.first_byte_ms = 120;
   r.recall_rounds = 1;
   r.injected = {{"menu", {"05-08 她去了支持小组 🌈"}}, {"profile", {"persona"}}};
@@ -74,6 +75,7 @@ TEST_F(TurnRoutesTest, ATurnShowsEveryFieldOfItsRecord) {
                             {"output_tokens", 20},
                             {"cache_read_tokens", 750},
                             {"cache_write_tokens", 250},
+                            {"reasoning_tokens", 12},
                             {"first_byte_ms", 120},
                             {"total_ms", 900},
                             {"recall_rounds", 1},

@@ -74,6 +74,16 @@ TEST(MenuQueryOf, NewestUserTextsAndThePreviousReply) {
   EXPECT_EQ(query.previous_assistant, "reply two");
 }
 
+TEST(MenuQueryOf, TheOwnersWordsOnlyAndHarnessOnlyMessagesAreNoUserText) {
+  ClientTurn turn;
+  const std::string context = "<environment_context><cwd>/tmp/x</cwd></environment_context>";
+  turn.history = {{"user", "one", "one"}, {"user", context, context}};
+  const std::string current = "<system-reminder>git commits</system-reminder>\nWhat is my cat called?";
+  turn.current = ClientMessage{"user", current, current};
+  const MenuQuery query = MenuQueryOf(turn);
+  EXPECT_EQ(query.user_texts, (std::vector<std::string>{"one", "What is my cat called?"}));
+}
+
 TEST(MessageText, JoinsTextPartsOfEitherFormat) {
   EXPECT_EQ(MessageText(json{{"role", "user"}, {"content", "plain"}}), "plain");
   EXPECT_EQ(MessageText(json::parse(R"({"content":[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]})")),

@@ -82,7 +82,10 @@ class ScriptedUpstream {
     } else {
       message["content"] = "echo: " + user_text.substr(0, user_text.find("\n\n<turn_context>"));
     }
-    const json usage = {{"prompt_tokens", 100}, {"completion_tokens", 10}, {"prompt_tokens_details", {{"cached_tokens", 50}}}};
+    const json usage = {{"prompt_tokens", 100},
+                        {"completion_tokens", 10},
+                        {"prompt_tokens_details", {{"cached_tokens", 50}}},
+                        {"completion_tokens_details", {{"reasoning_tokens", 4}}}};
     if (!body.value("stream", false)) {
       res.set_content(json{{"id", "cmpl-1"}, {"object", "chat.completion"}, {"model", "up"},
                            {"choices", json::array({{{"index", 0}, {"message", message}, {"finish_reason", finish}}})},
@@ -269,6 +272,8 @@ TEST_F(ChatServiceTest, ARecallCallIsRunInsideAndTheClientGetsOneAnswer) {
   EXPECT_FALSE(message.contains("tool_calls"));
   EXPECT_EQ(reply.body["choices"][0]["finish_reason"], "stop");
   EXPECT_EQ(reply.body["usage"]["prompt_tokens"], 200) << "usage of both rounds";
+  EXPECT_EQ(reply.body["usage"]["completion_tokens_details"]["reasoning_tokens"], 8);
+  EXPECT_EQ(Turns().front().reasoning_tokens, 8) << "reasoning tokens recorded per turn, like the others";
   const auto requests = upstream_.requests();
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_EQ(requests[1]["messages"].back()["role"], "tool");
@@ -431,10 +436,12 @@ TEST_F(ChatServiceTest, AResponsesTurnIsAnsweredAsAResponseAndChainsByItsId) {
   EXPECT_EQ(first.body["output"][0]["content"][0]["text"], "echo: my name is Ada");
   EXPECT_EQ(first.body["usage"]["input_tokens"], 100);
   EXPECT_EQ(first.body["usage"]["input_tokens_details"]["cached_tokens"], 50);
+  EXPECT_EQ(first.body["usage"]["output_tokens_details"]["reasoning_tokens"], 4);
   const std::string id = first.body["id"];
   EXPECT_EQ(service_->GetResponse("default", id).value(), first.body);
   EXPECT_EQ(Turns().front().endpoint, "responses");
   EXPECT_EQ(Turns().front().input_tokens, 100) << "usage is logged like the other wires";
+  EXPECT_EQ(Turns().front().reasoning_tokens, 4);
 
   ChatCall next = Call({{"model", "companion"}, {"previous_response_id", id}, {"input", "what is my name?"}});
   next.endpoint = ChatEndpoint::kResponses;
@@ -477,6 +484,8 @@ TEST_F(ChatServiceTest, AStreamedResponsesTurnHidesTheRecallRoundsAndEndsComplet
   EXPECT_EQ(types.back(), "response.completed");
   EXPECT_NE(text.find("My cat is named Mochi"), std::string::npos) << text;
   EXPECT_EQ(completed["usage"]["input_tokens"], 200) << "usage of both rounds";
+  EXPECT_EQ(completed["usage"]["output_tokens_details"]["reasoning_tokens"], 8);
+  EXPECT_EQ(Turns().front().reasoning_tokens, 8) << "streamed: recorded like the other tokens";
   EXPECT_EQ(service_->GetResponse("default", completed["id"]).value()["status"], "completed");
 }
 

@@ -84,6 +84,16 @@ TEST(SummaryRequest, InstructionsFirstThenPreviousSummaryThenTheMessagesVerbatim
   EXPECT_EQ(transcript.find(messages[4].text), std::string::npos) << "the kept part is not summarised";
 }
 
+TEST(SummaryRequest, TheClientsHarnessTextIsNotSummarised) {
+  std::vector<ClientMessage> messages = {
+      {"user", "<environment_context><cwd>/tmp/x</cwd></environment_context>", ""},
+      {"user", "<system-reminder>Attribution for git commits.</system-reminder>\nMy cat is called Miso.", ""},
+      {"assistant", "Noted.", ""},
+      {"user", "kept", ""}};
+  const std::string transcript = SummaryRequest("", messages, {0, 3, ""}, "mini")["messages"][1]["content"];
+  EXPECT_EQ(transcript, "<messages>\n[user]\nMy cat is called Miso.\n\n[assistant]\nNoted.\n\n</messages>");
+}
+
 }  // namespace
 }  // namespace cilia::gateway
 

@@ -51,6 +51,25 @@ TEST_F(TurnIdentityTest, ANewConversationStoresItsHistoryAndTheNewMessage) {
   EXPECT_EQ(found->storage.ingest.title, "hello");
 }
 
+TEST_F(TurnIdentityTest, TheTitleIsTheOwnersFirstWordsNotTheClientsHarnessText) {
+  const std::string reminder =
+      "<system-reminder>\nAttribution for git commits and pull requests you create.\n</system-reminder>\n";
+  ClientTurn claude_code;
+  claude_code.current = Msg("user", reminder + "My sister Lena moved to Lisbon.");
+  auto found = FindTurnConversation(ns(), claude_code, "", now());
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->storage.ingest.title, "My sister Lena moved to Lisbon.");
+  EXPECT_EQ(found->storage.ingest.messages.back().content, reminder + "My sister Lena moved to Lisbon.")
+      << "stored verbatim";
+
+  ClientTurn codex;  // a Codex session opens with a message that is only its context
+  codex.history = {Msg("user", "<environment_context>\n  <cwd>/tmp/x</cwd>\n</environment_context>")};
+  codex.current = Msg("user", "Remember this: my cat is called Pixel.");
+  found = FindTurnConversation(ns(), codex, "", now());
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->storage.ingest.title, "Remember this: my cat is called Pixel.");
+}
+
 TEST_F(TurnIdentityTest, TheHistoryFindsTheConversationAgainAndOnlyTheNewMessageIsStored) {
   ClientTurn first;
   first.current = Msg("user", "my plant is called Fern");

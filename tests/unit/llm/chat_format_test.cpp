@@ -382,6 +382,17 @@ TEST(UsageTest, RenderingKeepsTotalsAndTheUncachedAnthropicPartNeverGoesNegative
   EXPECT_EQ(UsageToAnthropic(Usage{10, 0, 50, 0})["input_tokens"], 0);
 }
 
+TEST(UsageTest, ReasoningTokensAreReadAndWrittenOnTheOpenAIWireAndAnthropicHasNone) {
+  const Usage read = UsageFromOpenAI(json::parse(
+      R"({"prompt_tokens":100,"completion_tokens":40,"completion_tokens_details":{"reasoning_tokens":25}})"));
+  EXPECT_EQ(read, (Usage{100, 40, 0, 0, 25}));
+  EXPECT_EQ(UsageToOpenAI(read)["completion_tokens_details"]["reasoning_tokens"], 25);
+  EXPECT_EQ(UsageFromOpenAI(UsageToOpenAI(read)), read);
+  EXPECT_FALSE(UsageToOpenAI(Usage{100, 40, 0, 0}).contains("completion_tokens_details")) << "none: not written";
+  EXPECT_EQ(UsageFromOpenAI(json::parse(R"({"completion_tokens_details":{"reasoning_tokens":-3}})")).reasoning, 0);
+  EXPECT_EQ(UsageFromAnthropic(json::parse(R"({"input_tokens":10,"output_tokens":5})")).reasoning, 0);
+}
+
 TEST(AssistantTurnTest, RendersAsEitherFormatsAssistantMessage) {
   AssistantTurn turn;
   turn.thinking = {{"a", "sig-a", ""}, {"", "", "opaque"}, {"b", "sig-b", ""}};

@@ -220,7 +220,7 @@ TEST(ResponsesUpstreamTest, AResponseReadsAsAChatCompletion) {
   ASSERT_EQ(turn.tool_calls.size(), 1u);
   EXPECT_EQ(turn.tool_calls[0], (ToolCall{"c9", "recall", "{}"}));
   EXPECT_EQ(turn.finish, FinishReason::kToolCalls);
-  EXPECT_EQ(turn.usage, (Usage{50, 5, 40, 0}));
+  EXPECT_EQ(turn.usage, (Usage{50, 5, 40, 0, 2}));
   EXPECT_EQ(chat["usage"]["completion_tokens_details"]["reasoning_tokens"], 2);
   const json cut = ResponsesResponseToChat(json::parse(R"({"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},
                                                           "output":[{"type":"message","content":[{"type":"output_text","text":"a"}]}]})"));
@@ -228,9 +228,10 @@ TEST(ResponsesUpstreamTest, AResponseReadsAsAChatCompletion) {
 }
 
 TEST(ResponsesUsageTest, UsageBothWays) {
-  const Usage usage{1000, 50, 800, 0};
-  const json r = UsageToResponses(usage, 5);
+  const Usage usage{1000, 50, 800, 0, 5};
+  const json r = UsageToResponses(usage);
   EXPECT_EQ(r["total_tokens"], 1050);
+  EXPECT_EQ(r["output_tokens_details"]["reasoning_tokens"], 5);
   EXPECT_EQ(UsageFromResponses(r), usage);
   EXPECT_EQ(UsageFromResponses(json()), Usage{});
 }

@@ -214,7 +214,7 @@ TEST(ResponsesToChatStreamTest, EveryEventBecomesTheChunkItStandsFor) {
   EXPECT_EQ(turn.tool_calls[0], (ToolCall{"call_x", "recall", R"({"query":"cat"})"}));
   EXPECT_EQ(turn.tool_calls[1], (ToolCall{"call_y", "now", "{}"})) << "arguments sent only whole still arrive";
   EXPECT_EQ(turn.finish, FinishReason::kToolCalls);
-  EXPECT_EQ(turn.usage, (Usage{300, 30, 200, 0}));
+  EXPECT_EQ(turn.usage, (Usage{300, 30, 200, 0, 9}));
   EXPECT_NE(out.find("data: [DONE]"), std::string::npos);
 }
 

@@ -68,6 +68,7 @@ TEST_F(TurnRepoTest, EveryFieldComesBackAsAppended) {
   r.http_status = 502;
   r.error = "upstream: connection reset";
   r.first_byte_ms = 340;
+  r.reasoning_tokens = 30;
   r.recall_rounds = 2;
   r.injected = {{"profile", {"persona", "user"}},
                 {"menu", {"05-08 她去了支持小组 🌈", "05-09 Caroline: support group"}},
@@ -91,6 +92,7 @@ TEST_F(TurnRepoTest, EveryFieldComesBackAsAppended) {
   EXPECT_EQ(got.output_tokens, 50);
   EXPECT_EQ(got.cache_read_tokens, 900);
   EXPECT_EQ(got.cache_write_tokens, 100);
+  EXPECT_EQ(got.reasoning_tokens, 30);
   EXPECT_EQ(got.first_byte_ms, 340);
   EXPECT_EQ(got.total_ms, 1200);
   EXPECT_EQ(got.recall_rounds, 2);

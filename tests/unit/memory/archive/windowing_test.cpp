@@ -39,6 +39,17 @@ TEST(SegmentMessages, EmptyMessagesGiveNoSegments) {
   EXPECT_TRUE(SegmentMessages({Msg(1, 0, ""), Msg(2, 1, "   \n ")}).empty());
 }
 
+TEST(SegmentMessages, HarnessBlocksAreInNoSegment) {
+  const std::string text = "<system-reminder>\nAttribution for git commits.\n</system-reminder>\nMy cat is Miso. She is grey.";
+  auto segs = SegmentMessages({Msg(1, 0, text), Msg(2, 1, "<environment_context>/tmp</environment_context>")});
+  ASSERT_EQ(segs.size(), 1u);
+  EXPECT_EQ(segs[0].text, "My cat is Miso. She is grey.");
+  EXPECT_EQ(text::SubstrCodePoints(text, segs[0].begin, segs[0].end - segs[0].begin), segs[0].text);
+  store::WindowRecord w = MakeWindow(1, segs, {0, 0});
+  EXPECT_EQ(w.body, "My cat is Miso. She is grey.");
+  EXPECT_EQ(w.words.find("attribution"), std::string::npos) << w.words;
+}
+
 TEST(SegmentMessages, SkipDropsTheFirstSegmentsOfTheFirstMessageOnly) {
   std::string long_text = Repeat("这是一个很长的句子。", 80);  // 800 code points, several segments
   auto all = SegmentMessages({Msg(1, 0, long_text), Msg(2, 1, "end.")});

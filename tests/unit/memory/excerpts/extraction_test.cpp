@@ -118,6 +118,35 @@ TEST_F(ExtractionTest, TheRequestPutsInstructionsFirstAndTheMessagesLastWithHead
   EXPECT_THAT(user, HasSubstr("My sister Ana lives  in Porto")) << "text as it was";
 }
 
+TEST_F(ExtractionTest, TheModelSeesTheOwnersWordsNotTheClientsHarnessText) {
+  Say("cc", {"<system-reminder>\nAttribution for git commits and pull requests you create.\n</system-reminder>\n"
+             "My sister Ana lives in Porto.",
+             "Nice!", "<environment_context>\n  <cwd>/tmp/codex</cwd>\n</environment_context>",
+             "Noted.", "I stopped drinking coffee last month."});
+  model_.Then(Items({Item("Lena's sister Ana lives in Porto.", "My sister Ana lives in Porto.")}));
+  const ExtractionOutcome out = Extract();
+  ASSERT_EQ(model_.requests().size(), 1u);
+  const std::string user = model_.UserText(0);
+  EXPECT_THAT(user, Not(HasSubstr("Attribution")));
+  EXPECT_THAT(user, Not(HasSubstr("system-reminder")));
+  EXPECT_THAT(user, Not(HasSubstr("/tmp/codex"))) << "a message that is only harness text is not listed";
+  EXPECT_THAT(user, HasSubstr("· Lena]\nMy sister Ana lives in Porto.\n"));
+  EXPECT_THAT(user, HasSubstr("I stopped drinking coffee last month."));
+  EXPECT_EQ(out.items_added, 1);
+  ASSERT_EQ(Excerpts().size(), 1u);
+  EXPECT_EQ(Excerpts()[0].source.span_start, 95) << "the quote's span is in the stored message, block and all";
+}
+
+TEST_F(ExtractionTest, AQuoteThatHarnessTextHoldsTooIsPlacedWhereTheOwnerSaidIt) {
+  Say("cc", {"<system-reminder>Earlier: My sister Ana lives in Porto.</system-reminder> My sister Ana lives in Porto.",
+             "Nice!", "Anything else?", "No."});
+  model_.Then(Items({Item("Lena's sister Ana lives in Porto.", "My sister Ana lives in Porto")}));
+  ASSERT_EQ(Extract().items_added, 1);
+  ASSERT_EQ(Excerpts().size(), 1u);
+  EXPECT_EQ(Excerpts()[0].source.span_start, 74);
+  EXPECT_EQ(Excerpts()[0].quote, "My sister Ana lives in Porto");
+}
+
 TEST_F(ExtractionTest, FewerThanTheMinimumWaitUntilTheConversationIsIdle) {
   const int64_t conv = Say("short", {"I adopted a cat called Miso today.", "Congratulations!", "She is tiny and grey."});
   t_.clock().Advance(-t_.clock().Now() + 1'779'900'000'000 + 5 * 60'000);  // five minutes after the chat

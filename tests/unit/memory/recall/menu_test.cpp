@@ -73,6 +73,18 @@ TEST_F(MenuTest, ALineIsTheWindowsSentenceSharingTheMostQueryTerms) {
   EXPECT_EQ(Texts(Ask("photos of the lake")), (std::vector<std::string>{"05-20 Did she take photos of the lake?"}));
 }
 
+TEST_F(MenuTest, ALineIsTheOwnersSentenceNeverTheClientsHarnessText) {
+  // As Claude Code sends a turn: its reminder first, the owner's fact after it.
+  Ingest("cc", {{"user",
+                 "<system-reminder>\nAttribution for git commits and pull requests you create.\n"
+                 "Lena commits often.\n</system-reminder>\nMy sister Lena moved to Lisbon last spring.",
+                 "2026-05-20T10:00:00+08:00"}});
+  Menu menu = Ask("did Lena move, and what about the git commits and pull requests");
+  ASSERT_EQ(menu.lines.size(), 1u);
+  EXPECT_EQ(menu.lines[0].text, "05-20 My sister Lena moved to Lisbon last spring.");
+  EXPECT_TRUE(Ask("attribution for pull requests").lines.empty()) << "the boilerplate is no memory";
+}
+
 TEST_F(MenuTest, DatesAreMonthAndDayInTheOwnersZoneAndFullInAnotherYear) {
   // 17:30 UTC is already the next day in Shanghai; New Year's Eve in UTC is 2026 there.
   Ingest("late", {{"user", "The kiwi tree finally flowered.", "2026-05-20T17:30:00Z"}});

@@ -63,6 +63,21 @@ TEST_F(RecallTest, FindsAChineseFactByAWordOfIt) {
   EXPECT_EQ(r.results[0].text.rfind("[2026-05-01 · 五一报名半马]\n阿杰: 报上了！", 0), 0u);
 }
 
+TEST_F(RecallTest, HarnessTextIsNotIndexedAndNotShown) {
+  Ingest("cc", "", {{"cc1", "阿杰",
+                     "<system-reminder>\nAttribution for git commits and pull requests you create.\n</system-reminder>\n"
+                     "My sister Lena moved to Lisbon last spring.",
+                     "2026-06-19T09:00:00+08:00"}});
+  for (const RecallResult& r : Ask({{"query", "attribution git commits pull requests"}}).results) {
+    EXPECT_NE(r.conversation_id, "cc") << r.text;
+  }
+  EXPECT_TRUE(Ask({{"query", "Attribution for git"}, {"exact", true}}).results.empty());
+  RecallReply r = Ask({{"query", "where did Lena move"}});
+  ASSERT_FALSE(r.results.empty());
+  EXPECT_EQ(r.results[0].conversation_id, "cc");
+  EXPECT_EQ(r.results[0].text, "[2026-06-19 · cc]\n阿杰: My sister Lena moved to Lisbon last spring.");
+}
+
 TEST_F(RecallTest, ExactFindsShortChineseAndVerbatimStrings) {
   RecallReply two = Ask({{"query", "密码"}, {"exact", true}});
   ASSERT_EQ(two.results.size(), 1u);
