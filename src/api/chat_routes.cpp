@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+#include "gateway/token_count.h"
 #include "llm/routing.h"
 #include "llm/upstream.h"
 #include "store/key_store.h"
@@ -142,6 +143,20 @@ Result<Reply> ServeChat(gateway::ChatService& service, const Config& config, gat
       .WithHeader("X-Accel-Buffering", "no");
 }
 
+// POST /v1/messages/count_tokens: the upstream's count or cilia's estimate,
+// told apart by X-Cilia-Counted-By.
+Result<Reply> ServeCountTokens(const Config& config, const Request& req) {
+  CILIA_ASSIGN_OR_RETURN(json body, ParseJsonBody(req.body));
+  net::Headers forward;
+  if (req.http.has_header("anthropic-beta")) forward.emplace_back("anthropic-beta", req.http.get_header_value("anthropic-beta"));
+  auto counted = gateway::CountTokens(config, std::move(body), forward);
+  if (!counted.ok()) {
+    if (llm::IsUpstreamFailure(counted.status())) return UpstreamRefusal(counted.status(), gateway::Wire::kAnthropic);
+    return counted.status();
+  }
+  return Reply::Json(counted->body).WithHeader("X-Cilia-Counted-By", counted->by_upstream ? "upstream" : "estimate");
+}
+
 json ModelList(const Config& config, bool anthropic_shape) {
   json data = json::array();
   for (const std::string& id : llm::ListedModels(config)) {
@@ -171,6 +186,8 @@ void RegisterChatRoutes(ApiServer& server, gateway::ChatService& service, const 
   route("/v1/messages", gateway::ChatEndpoint::kMessages, ErrorStyle::kAnthropic);
   route("/v1/guide-dog/chat/completions", gateway::ChatEndpoint::kGuideDog, ErrorStyle::kOpenAI);
   route("/v1/responses", gateway::ChatEndpoint::kResponses, ErrorStyle::kOpenAI);
+  server.Handle("POST", "/v1/messages/count_tokens", Scope::kChat,
+                [&config](const Request& req) { return ServeCountTokens(config, req); }, ErrorStyle::kAnthropic);
   // Anthropic's SDKs send anthropic-version; they get the list in their shape.
   server.Handle("GET", "/v1/models", Scope::kChat,
                 [&config](const Request& req) -> Result<Reply> {

@@ -152,31 +152,19 @@ json AnthropicErrorBody(const UpstreamError& error) {
   return {{"type", "error"}, {"error", {{"type", error.type}, {"message", error.message}}}};
 }
 
-net::HttpRequest UpstreamClient::BuildRequest(json body, bool stream, const net::Headers& extra_headers) const {
+net::HttpRequest UpstreamClient::RequestTo(std::string_view path, const json& body,
+                                           const net::Headers& extra_headers) const {
   net::HttpRequest request;
   std::string base = provider_.base_url;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  if (!body.is_object()) body = json::object();  // the caller's bug; the upstream will say what is missing
+  request.url = base + std::string(path);
   net::Headers headers = {{"content-type", "application/json"}};
-  if (provider_.kind == ProviderKind::kOpenAI && provider_.wire_api == WireApi::kResponses) {
-    request.url = base + "/responses";
+  if (provider_.kind == ProviderKind::kOpenAI) {
     if (!provider_.api_key.empty()) headers.emplace_back("authorization", "Bearer " + provider_.api_key);
-    body = ChatRequestToResponses(body);
-  } else if (provider_.kind == ProviderKind::kOpenAI) {
-    request.url = base + "/chat/completions";
-    if (!provider_.api_key.empty()) headers.emplace_back("authorization", "Bearer " + provider_.api_key);
-    if (stream) {
-      if (!body["stream_options"].is_object()) body["stream_options"] = json::object();
-      body["stream_options"]["include_usage"] = true;
-    } else {
-      body.erase("stream_options");  // refused without stream
-    }
   } else {
-    request.url = base + "/messages";
     if (!provider_.api_key.empty()) headers.emplace_back("x-api-key", provider_.api_key);
     headers.emplace_back("anthropic-version", "2023-06-01");
   }
-  body["stream"] = stream;
   // The caller's headers replace defaults of the same name.
   for (const auto& extra : extra_headers) {
     std::erase_if(headers, [&extra](const auto& header) { return SameName(header.first, extra.first); });
@@ -190,8 +178,26 @@ net::HttpRequest UpstreamClient::BuildRequest(json body, bool stream, const net:
   return request;
 }
 
-Result<json> UpstreamClient::Complete(const json& body, const net::Headers& extra_headers) const {
-  const net::HttpRequest request = BuildRequest(body, false, extra_headers);
+net::HttpRequest UpstreamClient::BuildRequest(json body, bool stream, const net::Headers& extra_headers) const {
+  if (!body.is_object()) body = json::object();  // the caller's bug; the upstream will say what is missing
+  std::string_view path = "/messages";
+  if (SpeaksResponses()) {
+    path = "/responses";
+    body = ChatRequestToResponses(body);
+  } else if (provider_.kind == ProviderKind::kOpenAI) {
+    path = "/chat/completions";
+    if (stream) {
+      if (!body["stream_options"].is_object()) body["stream_options"] = json::object();
+      body["stream_options"]["include_usage"] = true;
+    } else {
+      body.erase("stream_options");  // refused without stream
+    }
+  }
+  body["stream"] = stream;
+  return RequestTo(path, body, extra_headers);
+}
+
+Result<json> UpstreamClient::SendWhole(const net::HttpRequest& request) const {
   for (int attempt = 0;; ++attempt) {
     Result<net::HttpResponse> response = net::Send(request);
     const long status = response.ok() ? response->status : 0;
@@ -200,7 +206,6 @@ Result<json> UpstreamClient::Complete(const json& body, const net::Headers& extr
       if (parsed.is_discarded()) {
         return Status::Unavailable(fmt::format("upstream {} answered with something that is not JSON", provider_.name));
       }
-      if (SpeaksResponses()) return ResponsesResponseToChat(parsed);
       return parsed;
     }
     const net::Headers none;
@@ -212,6 +217,25 @@ Result<json> UpstreamClient::Complete(const json& body, const net::Headers& extr
     if (!response.ok()) return response.status().With("upstream " + provider_.name);
     return HttpError(status, response->body, provider_.api_key);
   }
+}
+
+Result<json> UpstreamClient::Complete(const json& body, const net::Headers& extra_headers) const {
+  CILIA_ASSIGN_OR_RETURN(json parsed, SendWhole(BuildRequest(body, false, extra_headers)));
+  if (SpeaksResponses()) return ResponsesResponseToChat(parsed);
+  return parsed;
+}
+
+Result<json> UpstreamClient::CountTokens(const json& body, const net::Headers& extra_headers) const {
+  if (provider_.kind != ProviderKind::kAnthropic) {
+    return Status::InvalidArgument(fmt::format("provider {} is not anthropic-kind: it has no count_tokens", provider_.name));
+  }
+  CILIA_ASSIGN_OR_RETURN(json parsed,
+                         SendWhole(RequestTo("/messages/count_tokens", body.is_object() ? body : json::object(), extra_headers)));
+  const json* count = Member(parsed, "input_tokens");
+  if (count == nullptr || !count->is_number_integer()) {
+    return Status::Unavailable(fmt::format("upstream {} answered count_tokens without an integer input_tokens", provider_.name));
+  }
+  return parsed;
 }
 
 Result<net::StreamResult> UpstreamClient::Stream(const json& body, const net::DataCallback& on_data,

@@ -51,6 +51,13 @@ class UpstreamClient {
   // A whole answer: the parsed body of a 2xx reply.
   Result<nlohmann::json> Complete(const nlohmann::json& body, const net::Headers& extra_headers = {}) const;
 
+  // Anthropic's token count for a Messages request: POST
+  // {base_url}/messages/count_tokens with the headers of a messages call and
+  // `body` as given (no `stream` added). The parsed reply, which holds an
+  // integer `input_tokens` (Unavailable when it does not). Errors as for
+  // Complete; InvalidArgument for a provider that is not anthropic-kind.
+  Result<nlohmann::json> CountTokens(const nlohmann::json& body, const net::Headers& extra_headers = {}) const;
+
   // A streamed answer: the bytes of a 2xx reply go to `on_data` as they come;
   // on_data returning false (the client went away) cuts the transfer, and the
   // result says cancelled. An error reply is read whole and returned as a
@@ -66,6 +73,14 @@ class UpstreamClient {
   bool SpeaksResponses() const {
     return provider_.kind == ProviderKind::kOpenAI && provider_.wire_api == WireApi::kResponses;
   }
+
+  // The request to {base_url}{path}: the provider's auth headers (bearer, or
+  // x-api-key and anthropic-version), `extra_headers` over them, the body and
+  // the provider's timeouts. BuildRequest and CountTokens build on it.
+  net::HttpRequest RequestTo(std::string_view path, const nlohmann::json& body,
+                             const net::Headers& extra_headers) const;
+  // Sends a whole request with the retries, and parses a 2xx reply.
+  Result<nlohmann::json> SendWhole(const net::HttpRequest& request) const;
 
   const ProviderConfig& provider_;
 };

@@ -65,7 +65,7 @@ function responsesMessages(body) {
 }
 
 function parseScript(text) {
-  const script = { reply: null, tool: null, error: null, stall: 0, slow: 0, cut: 0, reasoning: false };
+  const script = { reply: null, tool: null, error: null, stall: 0, slow: 0, cut: 0, reasoning: false, count: null };
   for (const [, name, arg = ''] of text.matchAll(/\[\[(\w+)(?::(.*?))?\]\](?!\])/gs)) {
     if (name === 'reply') script.reply = arg;
     else if (name === 'error') script.error = Number(arg) || 500;
@@ -73,6 +73,7 @@ function parseScript(text) {
     else if (name === 'slow') script.slow = Number(arg) || 0;
     else if (name === 'cut') script.cut = Number(arg) || 1;
     else if (name === 'reasoning') script.reasoning = true;
+    else if (name === 'count') script.count = Number(arg) || 0;
     else if (name === 'tool') {
       const colon = arg.indexOf(':');
       const toolName = colon < 0 ? arg : arg.slice(0, colon);
@@ -422,6 +423,25 @@ async function chat(api, body, res) {
   res.end(JSON.stringify(whole[api](body, answer)));
 }
 
+// Anthropic's token count (POST /v1/messages/count_tokens): [[count:N]] answers N, [[error:STATUS]]
+// that error; otherwise the tokens of the prompt's blocks as the cache simulation counts them.
+// Like the real endpoint it refuses the fields of a messages call it does not take.
+function countTokens(body, res) {
+  const script = parseScript(readConversation('anthropic', body).userText);
+  const send = (status, value) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  for (const field of ['stream', 'max_tokens']) {
+    if (field in body) {
+      return send(400, { type: 'error', error: { type: 'invalid_request_error', message: `${field}: Extra inputs are not permitted` } });
+    }
+  }
+  if (script.error) return send(script.error, errorBody('anthropic', script.error));
+  const blocks = chained(anthropicBlocks(body));
+  send(200, { input_tokens: script.count ?? (blocks.length ? blocks[blocks.length - 1].total : 0) });
+}
+
 const KEPT_HEADERS = ['authorization', 'x-api-key', 'anthropic-version', 'anthropic-beta', 'content-type'];
 
 const server = createServer(async (req, res) => {
@@ -452,13 +472,15 @@ const server = createServer(async (req, res) => {
     openaiPrefixes = new Map();
     return reply(200, { reset: true });
   }
-  const api = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'responses' }[req.url] ?? null;
+  const api =
+    { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'responses', '/v1/messages/count_tokens': 'count' }[req.url] ??
+    null;
   if (req.method !== 'POST' || !api) return reply(404, { error: { message: `no route ${req.method} ${req.url}` } });
   let body;
   try {
     body = JSON.parse(raw);
   } catch {
-    return reply(400, errorBody(api, 400));
+    return reply(400, errorBody(api === 'count' ? 'anthropic' : api, 400));
   }
   const headers = Object.fromEntries(KEPT_HEADERS.filter((h) => req.headers[h]).map((h) => [h, req.headers[h]]));
   const record = { path: req.url, headers, body, closed_early: false };
@@ -467,6 +489,7 @@ const server = createServer(async (req, res) => {
   res.on('close', () => {
     if (!res.writableFinished && !cutStreams.has(res)) record.closed_early = true;
   });
+  if (api === 'count') return countTokens(body, res);
   await chat(api, body, res);
 });
 

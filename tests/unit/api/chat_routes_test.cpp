@@ -141,6 +141,26 @@ TEST_F(ChatRoutesTest, BadBodiesAreShapedLikeTheApiTheyAnswer) {
   EXPECT_NE(json::parse(completions->body)["error"]["message"].get<std::string>().find("messages"), std::string::npos);
 }
 
+TEST_F(ChatRoutesTest, CountTokensAnswersInTheAnthropicShapeAndSaysWhoCounted) {
+  auto bad = client_->Post("/v1/messages/count_tokens", Key(), R"({"model":"companion","messages":"hi"})", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  const json error = json::parse(bad->body);
+  EXPECT_EQ(error["type"], "error");
+  EXPECT_EQ(error["error"]["type"], "invalid_request_error");
+  EXPECT_NE(error["error"]["message"].get<std::string>().find("messages"), std::string::npos) << bad->body;
+  auto unkeyed = client_->Post("/v1/messages/count_tokens", R"({"model":"companion","messages":[]})", "application/json");
+  ASSERT_TRUE(unkeyed);
+  EXPECT_EQ(unkeyed->status, 401);
+  // This upstream has no count_tokens (404): the count is cilia's estimate.
+  const json body = {{"model", "companion"}, {"messages", json::array({{{"role", "user"}, {"content", "hello there"}}})}};
+  auto counted = client_->Post("/v1/messages/count_tokens", Key(), body.dump(), "application/json");
+  ASSERT_TRUE(counted);
+  EXPECT_EQ(counted->status, 200) << counted->body;
+  EXPECT_EQ(counted->get_header_value("X-Cilia-Counted-By"), "estimate");
+  EXPECT_EQ(json::parse(counted->body), json({{"input_tokens", 3}}));  // 11 bytes, 4 a token
+}
+
 TEST_F(ChatRoutesTest, AStreamRefusedBeforeItsFirstByteKeepsTheUpstreamsStatus) {
   const json body = {{"model", "companion"}, {"max_tokens", 50}, {"stream", true},
                      {"messages", json::array({{{"role", "user"}, {"content", "OVERLOADED"}}})}};

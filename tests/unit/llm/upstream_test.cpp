@@ -119,6 +119,53 @@ TEST_F(UpstreamClientTest, AnthropicCallsGoToMessagesWithItsHeadersAndTheCallers
   EXPECT_EQ(request.body["stream"], false);
 }
 
+TEST_F(UpstreamClientTest, CountTokensGoesToMessagesCountTokensWithTheHeadersOfAMessagesCall) {
+  const ProviderConfig provider = Provider(ProviderKind::kAnthropic);
+  answer_ = [](int, httplib::Response& res) { res.set_content(R"({"input_tokens":42})", "application/json"); };
+  const json body = json::parse(R"({"model":"claude-x","messages":[{"role":"user","content":"hi"}]})");
+  auto count = UpstreamClient(provider).CountTokens(body, {{"anthropic-beta", "token-counting-2024-11-01"}});
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  EXPECT_EQ(*count, json::parse(R"({"input_tokens":42})"));
+  ASSERT_EQ(seen().size(), 1u);
+  const Seen request = seen()[0];
+  EXPECT_EQ(request.path, "/v1/messages/count_tokens");
+  EXPECT_EQ(HeaderOf(request, "x-api-key"), "sk-secret-123");
+  EXPECT_EQ(HeaderOf(request, "anthropic-version"), "2023-06-01");
+  EXPECT_EQ(HeaderOf(request, "anthropic-beta"), "token-counting-2024-11-01");
+  EXPECT_EQ(HeaderOf(request, "Authorization"), "");
+  EXPECT_EQ(request.body, body) << "sent as given: no stream field";
+}
+
+TEST_F(UpstreamClientTest, CountTokensKeepsTheUpstreamsErrorsAndRefusesAnswersWithoutACount) {
+  const ProviderConfig provider = Provider(ProviderKind::kAnthropic);
+  answer_ = [](int n, httplib::Response& res) {
+    if (n == 0) {
+      res.status = 404;
+      res.set_content(R"({"type":"error","error":{"type":"not_found_error","message":"Not Found"}})", "application/json");
+    } else {
+      res.set_content(R"({"tokens":3})", "application/json");
+    }
+  };
+  const json body = json::parse(R"({"model":"m","messages":[]})");
+  auto missing = UpstreamClient(provider).CountTokens(body);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(UpstreamErrorOf(missing.status()).http_status, 404);
+  EXPECT_EQ(UpstreamErrorOf(missing.status()).type, "not_found_error");
+  EXPECT_EQ(seen().size(), 1u) << "a 404 is not retried";
+  auto odd = UpstreamClient(provider).CountTokens(body);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().code(), Code::kUnavailable);
+  EXPECT_THAT(odd.status().message(), HasSubstr("input_tokens"));
+}
+
+TEST_F(UpstreamClientTest, CountTokensIsRefusedForAnOpenAIProviderWithoutACall) {
+  const ProviderConfig provider = Provider(ProviderKind::kOpenAI);
+  auto count = UpstreamClient(provider).CountTokens(json::parse(R"({"model":"m","messages":[]})"));
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(count.status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(seen().empty());
+}
+
 TEST_F(UpstreamClientTest, ServerErrorsAreRetriedBeforeAnythingWasDelivered) {
   const ProviderConfig provider = Provider(ProviderKind::kOpenAI);
   answer_ = [](int n, httplib::Response& res) {
