@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <sstream>
 
 #include "api/admin_assets.h"
@@ -12,9 +11,9 @@
 #include "core/version.h"
 #include "ingest/importers.h"
 #include "memory/archive/archive.h"
+#include "memory/archive/timeline.h"
 #include "memory/transfer/export.h"
 #include "memory/turns.h"
-#include "store/message_repo.h"
 
 namespace cilia::api {
 
@@ -147,7 +146,7 @@ Result<json> ImportDump(memory::Namespace& ns, std::string_view body) {
               {"candidates", summary.candidates}};
 }
 
-json UsageJson(const store::TurnRepo::Usage& u, const Config& config) {
+json UsageJson(const memory::TurnUsage& u, const Config& config) {
   const PriceConfig* price = config.FindPrice(u.model);
   std::optional<double> cost = UsageCost(u, price);
   return {{"day", u.day},
@@ -169,37 +168,24 @@ json UsageJson(const store::TurnRepo::Usage& u, const Config& config) {
 
 // Days with messages, in the owner's zone, with how many.
 Result<json> TimelineJson(memory::Namespace& ns) {
-  CILIA_ASSIGN_OR_RETURN(auto counts, ns.store().Read([](store::Database& db) {
-    return store::MessageRepo(db).CountsPerQuarterHour();
-  }));
-  std::map<std::string, int64_t> per_day;
-  for (const auto& [start, n] : counts) per_day[ns.tz().LocalDate(start).ToString()] += n;
+  CILIA_ASSIGN_OR_RETURN(auto per_day, memory::MessagesPerDay(ns));
   json days = json::array();
-  for (const auto& [day, n] : per_day) days.push_back({{"day", day}, {"messages", n}});
+  for (const auto& d : per_day) days.push_back({{"day", d.day}, {"messages", d.messages}});
   return json{{"days", std::move(days)}};
 }
 
 // The conversations of one local day, each with its first message that day.
 Result<json> DayJson(memory::Namespace& ns, CivilDate day) {
-  const UnixMs from = ns.tz().StartOfDay(day);
-  const UnixMs to = ns.tz().StartOfDay(AddDays(day, 1));
-  return ns.store().Read([&](store::Database& db) -> Result<json> {
-    store::MessageRepo repo(db);
-    CILIA_ASSIGN_OR_RETURN(auto spans, repo.ConversationsBetween(from, to));
-    json list = json::array();
-    for (const auto& span : spans) {
-      CILIA_ASSIGN_OR_RETURN(auto conv, repo.GetConversation(span.conversation_id));
-      CILIA_ASSIGN_OR_RETURN(auto first, repo.MessagesFrom(span.conversation_id, span.first_seq, 1));
-      if (!conv || first.empty()) continue;
-      list.push_back({{"id", conv->external_id},
-                      {"title", conv->title},
-                      {"messages", span.messages},
-                      {"first_message_id", memory::MessagePublicId(first.front())},
-                      {"first_at", FormatRfc3339(first.front().created_at,
-                                                 ns.tz().OffsetMinutes(first.front().created_at))}});
-    }
-    return json{{"day", day.ToString()}, {"conversations", std::move(list)}};
-  });
+  CILIA_ASSIGN_OR_RETURN(auto conversations, memory::ConversationsOfDay(ns, day));
+  json list = json::array();
+  for (const auto& c : conversations) {
+    list.push_back({{"id", c.conversation.external_id},
+                    {"title", c.conversation.title},
+                    {"messages", c.messages},
+                    {"first_message_id", memory::MessagePublicId(c.first)},
+                    {"first_at", FormatRfc3339(c.first.created_at, ns.tz().OffsetMinutes(c.first.created_at))}});
+  }
+  return json{{"day", day.ToString()}, {"conversations", std::move(list)}};
 }
 
 }  // namespace
@@ -308,7 +294,7 @@ json SettingsConfigJson(const Config& c) {
   };
 }
 
-std::optional<double> UsageCost(const store::TurnRepo::Usage& u, const PriceConfig* price) {
+std::optional<double> UsageCost(const memory::TurnUsage& u, const PriceConfig* price) {
   if (!price) return std::nullopt;
   // input_tokens counts cached tokens too (store/turn_repo.h); they are priced apart.
   const int64_t uncached = std::max<int64_t>(0, u.input_tokens - u.cache_read_tokens - u.cache_write_tokens);

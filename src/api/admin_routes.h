@@ -25,7 +25,7 @@
 #include "api/server.h"
 #include "core/config.h"
 #include "memory/registry.h"
-#include "store/turn_repo.h"
+#include "memory/turns.h"
 
 namespace cilia::api {
 
@@ -40,7 +40,7 @@ const char* AdminContentType(std::string_view path);
 nlohmann::json SettingsConfigJson(const Config& config);
 
 // The cost of a day's usage under `price`, in its currency; nullopt without a price.
-std::optional<double> UsageCost(const store::TurnRepo::Usage& usage, const PriceConfig* price);
+std::optional<double> UsageCost(const memory::TurnUsage& usage, const PriceConfig* price);
 
 void RegisterAdminRoutes(ApiServer& server, memory::Registry& registry);
 

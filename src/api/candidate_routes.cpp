@@ -31,7 +31,7 @@ Result<int64_t> TargetId(const Request& req) {
 }
 
 using Decision = std::function<Result<std::optional<store::ExcerptRecord>>(memory::Candidates&, int64_t,
-                                                                           const Request&, const std::string&)>;
+                                                                           const Request&, memory::Author)>;
 
 void HandleDecision(ApiServer& server, memory::Registry& registry, const char* name, Decision decide) {
   server.Handle("POST", std::string(kCandidatePath) + "/" + name, Scope::kMemoryWrite,
@@ -57,12 +57,9 @@ void HandleDecision(ApiServer& server, memory::Registry& registry, const char* n
 void RegisterCandidateRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/candidates", Scope::kMemoryRead,
                 [&registry](const Request& req) -> Result<Reply> {
-                  std::string status = req.http.has_param("status") ? req.http.get_param_value("status") : "pending";
-                  if (status != "pending" && status != "approved" && status != "discarded" && status != "merged" &&
-                      status != "all") {
-                    return Status::InvalidArgument("status: one of pending, approved, discarded, merged, all");
-                  }
-                  if (status == "all") status.clear();
+                  CILIA_ASSIGN_OR_RETURN(const auto status, store::ParseFilter<store::CandidateStatus>(
+                                                                req.http.has_param("status") ? req.http.get_param_value("status") : "pending",
+                                                                "status"));
                   CILIA_ASSIGN_OR_RETURN(const store::PageRequest page, PageParams(req.http));
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
                     CILIA_ASSIGN_OR_RETURN(auto list, memory::Candidates(ns).List(status, page));
@@ -74,23 +71,23 @@ void RegisterCandidateRoutes(ApiServer& server, memory::Registry& registry) {
 
   using Out = Result<std::optional<store::ExcerptRecord>>;
   HandleDecision(server, registry, "approve",
-                 [](memory::Candidates& c, int64_t id, const Request&, const std::string& who) -> Out {
+                 [](memory::Candidates& c, int64_t id, const Request&, memory::Author who) -> Out {
                    CILIA_ASSIGN_OR_RETURN(auto e, c.Approve(id, who));
                    return std::optional<store::ExcerptRecord>(std::move(e));
                  });
   HandleDecision(server, registry, "discard",
-                 [](memory::Candidates& c, int64_t id, const Request&, const std::string& who) -> Out {
+                 [](memory::Candidates& c, int64_t id, const Request&, memory::Author who) -> Out {
                    CILIA_RETURN_IF_ERROR(c.Discard(id, who));
                    return std::optional<store::ExcerptRecord>();
                  });
   HandleDecision(server, registry, "merge",
-                 [](memory::Candidates& c, int64_t id, const Request& req, const std::string& who) -> Out {
+                 [](memory::Candidates& c, int64_t id, const Request& req, memory::Author who) -> Out {
                    CILIA_ASSIGN_OR_RETURN(int64_t target, TargetId(req));
                    CILIA_ASSIGN_OR_RETURN(auto e, c.Merge(id, target, who));
                    return std::optional<store::ExcerptRecord>(std::move(e));
                  });
   HandleDecision(server, registry, "supersede",
-                 [](memory::Candidates& c, int64_t id, const Request& req, const std::string& who) -> Out {
+                 [](memory::Candidates& c, int64_t id, const Request& req, memory::Author who) -> Out {
                    CILIA_ASSIGN_OR_RETURN(int64_t target, TargetId(req));
                    CILIA_ASSIGN_OR_RETURN(auto e, c.Supersede(id, target, who));
                    return std::optional<store::ExcerptRecord>(std::move(e));

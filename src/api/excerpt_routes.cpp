@@ -33,8 +33,8 @@ Result<Reply> ForMemory(memory::Registry& registry, const Request& req, F&& body
 
 }  // namespace
 
-const char* AuthorOf(const Principal& who) {
-  return (who.scopes & ScopeBit(Scope::kAdmin)) ? memory::kByOwner : memory::kByAgent;
+memory::Author AuthorOf(const Principal& who) {
+  return (who.scopes & ScopeBit(Scope::kAdmin)) ? memory::Author::kOwner : memory::Author::kAgent;
 }
 
 Result<store::PageRequest> PageParams(const httplib::Request& req) {
@@ -64,11 +64,9 @@ json NextCursor(size_t returned, const store::PageRequest& page, int64_t last_id
 void RegisterExcerptRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/memories", Scope::kMemoryRead,
                 [&registry](const Request& req) -> Result<Reply> {
-                  std::string status = req.http.has_param("status") ? req.http.get_param_value("status") : "active";
-                  if (status != "active" && status != "superseded" && status != "archived" && status != "all") {
-                    return Status::InvalidArgument("status: one of active, superseded, archived, all");
-                  }
-                  if (status == "all") status.clear();
+                  CILIA_ASSIGN_OR_RETURN(const auto status, store::ParseFilter<memory::ExcerptStatus>(
+                                                                req.http.has_param("status") ? req.http.get_param_value("status") : "active",
+                                                                "status"));
                   CILIA_ASSIGN_OR_RETURN(const store::PageRequest page, PageParams(req.http));
                   std::optional<std::string> fact_key;
                   if (req.http.has_param("fact_key")) fact_key = req.http.get_param_value("fact_key");
@@ -89,7 +87,7 @@ void RegisterExcerptRoutes(ApiServer& server, memory::Registry& registry) {
                   auto upserted = [&]() -> Result<memory::Excerpts::Upserted> {
                     if (memory::IsInOwnWords(body)) {
                       return memory::UpsertInOwnWords(*ns, body, AuthorOf(req.who),
-                                                      {admin ? "owner" : "api", AuthorOf(req.who)});
+                                                      {admin ? "owner" : "api", std::string(store::Name(AuthorOf(req.who)))});
                     }
                     CILIA_ASSIGN_OR_RETURN(memory::NewExcerpt item, memory::ParseNewExcerpt(body));
                     return memory::Excerpts(*ns).Upsert(item, AuthorOf(req.who));
@@ -156,13 +154,13 @@ void RegisterExcerptRoutes(ApiServer& server, memory::Registry& registry) {
 
   struct Action {
     const char* name;
-    Result<store::ExcerptRecord> (*apply)(memory::Excerpts&, int64_t, const std::string&);
+    Result<store::ExcerptRecord> (*apply)(memory::Excerpts&, int64_t, memory::Author);
   };
   static const Action kActions[] = {
-      {"revive", [](memory::Excerpts& x, int64_t id, const std::string& who) { return x.Revive(id, who); }},
-      {"archive", [](memory::Excerpts& x, int64_t id, const std::string& who) { return x.Archive(id, who); }},
-      {"pin", [](memory::Excerpts& x, int64_t id, const std::string& who) { return x.SetPinned(id, true, who); }},
-      {"unpin", [](memory::Excerpts& x, int64_t id, const std::string& who) { return x.SetPinned(id, false, who); }},
+      {"revive", [](memory::Excerpts& x, int64_t id, memory::Author who) { return x.Revive(id, who); }},
+      {"archive", [](memory::Excerpts& x, int64_t id, memory::Author who) { return x.Archive(id, who); }},
+      {"pin", [](memory::Excerpts& x, int64_t id, memory::Author who) { return x.SetPinned(id, true, who); }},
+      {"unpin", [](memory::Excerpts& x, int64_t id, memory::Author who) { return x.SetPinned(id, false, who); }},
   };
   for (const Action& action : kActions) {
     server.Handle("POST", std::string(kMemoryPath) + "/" + action.name, Scope::kMemoryWrite,

@@ -24,12 +24,13 @@
 
 #include "api/server.h"
 #include "memory/registry.h"
+#include "memory/excerpts/excerpts.h"
 #include "store/excerpt_repo.h"
 
 namespace cilia::api {
 
-// "owner" for an admin key, else "agent".
-const char* AuthorOf(const Principal& who);
+// The owner for an admin key, else an agent.
+memory::Author AuthorOf(const Principal& who);
 
 // ?limit= (1..1000, default 100) and ?cursor= (a next_cursor given before).
 Result<store::PageRequest> PageParams(const httplib::Request& req);

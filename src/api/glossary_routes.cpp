@@ -49,7 +49,9 @@ Result<memory::PinRequest> PinOf(const Request& req) {
   CILIA_ASSIGN_OR_RETURN(pin.message_ids, cilia::json::OptionalStringArray(body, "message_ids", ""));
   CILIA_ASSIGN_OR_RETURN(pin.content, cilia::json::OptionalString(body, "content", ""));
   CILIA_ASSIGN_OR_RETURN(std::string author, cilia::json::OptionalString(body, "author", ""));
-  if (!author.empty()) pin.author = std::move(author);  // else the default, owner
+  if (!author.empty()) {  // else the owner
+    CILIA_ASSIGN_OR_RETURN(pin.author, store::Parse<store::Author>(author, "author"));
+  }
   return pin;
 }
 

@@ -16,7 +16,7 @@ constexpr int kMaxStatsDays = 3660;
 
 json NullWhenEmpty(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
 
-json CacheStatsJson(const store::TurnRepo::CacheStats& stats) {
+json CacheStatsJson(const memory::CacheStats& stats) {
   return {{"day", stats.day},
           {"model", stats.model},
           {"requests", stats.requests},

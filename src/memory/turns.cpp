@@ -10,11 +10,11 @@ Result<std::vector<store::TurnRecord>> ListTurns(Namespace& ns, std::optional<st
       [&](store::Database& db) { return store::TurnRepo(db).List(std::move(conversation_id), before_id, limit); });
 }
 
-Result<std::vector<store::TurnRepo::CacheStats>> CacheStatsSince(Namespace& ns, const std::string& first_day) {
+Result<std::vector<CacheStats>> CacheStatsSince(Namespace& ns, const std::string& first_day) {
   return ns.store().Read([&](store::Database& db) { return store::TurnRepo(db).CacheStatsSince(first_day); });
 }
 
-Result<std::vector<store::TurnRepo::Usage>> UsageSince(Namespace& ns, const std::string& first_day) {
+Result<std::vector<TurnUsage>> UsageSince(Namespace& ns, const std::string& first_day) {
   return ns.store().Read([&](store::Database& db) { return store::TurnRepo(db).UsageSince(first_day); });
 }
 

@@ -1,5 +1,6 @@
 #include "store/digest_repo.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -59,7 +60,7 @@ DailyLog ReadLog(const Statement& s) {
 Digest ReadDigest(const Statement& s) { return {s.Int(0), s.Text(1), s.Text(2), s.Text(3), s.Int(4)}; }
 
 Rollup ReadRollup(const Statement& s) {
-  return {s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4), ParseStrings(s.TextView(5)), s.Text(6), s.Int(7)};
+  return {StoredValue<RollupKind>(s.Text(0)), s.Text(1), s.Text(2), s.Text(3), s.Text(4), ParseStrings(s.TextView(5)), s.Text(6), s.Int(7)};
 }
 
 }  // namespace
@@ -118,7 +119,7 @@ Result<std::vector<std::string>> DigestRepo::ForgetCiting(std::string_view conve
     CILIA_ASSIGN_OR_RETURN(Statement * drop, db_.Prepare("DELETE FROM daily_logs WHERE day = ?"));
     drop->Bind(1, day);
     CILIA_RETURN_IF_ERROR(drop->Run());
-    CILIA_RETURN_IF_ERROR(PutItem({"day:" + day, "pending", 0, "a cited message was forgotten", now}));
+    CILIA_RETURN_IF_ERROR(PutItem({"day:" + day, NightlyStatus::kPending, 0, "a cited message was forgotten", now}));
   }
   // A digest revision carries what it read forward into every later one.
   CILIA_ASSIGN_OR_RETURN(Statement * digests, db_.Prepare("DELETE FROM digests WHERE through_day >= ?"));
@@ -131,9 +132,9 @@ Result<std::vector<std::string>> DigestRepo::ForgetCiting(std::string_view conve
     });
     if (!read_one) continue;
     CILIA_ASSIGN_OR_RETURN(Statement * drop, db_.Prepare("DELETE FROM rollups WHERE kind = ? AND period = ?"));
-    drop->Bind(1, r.kind).Bind(2, r.period);
+    drop->Bind(1, Name(r.kind)).Bind(2, r.period);
     CILIA_RETURN_IF_ERROR(drop->Run());
-    CILIA_RETURN_IF_ERROR(PutItem({r.kind + ":" + r.period, "pending", 0, "a cited message was forgotten", now}));
+    CILIA_RETURN_IF_ERROR(PutItem({fmt::format("{}:{}", r.kind, r.period), NightlyStatus::kPending, 0, "a cited message was forgotten", now}));
   }
   // A day's pack shows the log of a day before it and the digest of its time.
   CILIA_ASSIGN_OR_RETURN(Statement * packs, db_.Prepare("DELETE FROM daily_packs WHERE day > ?"));
@@ -172,7 +173,7 @@ Status DigestRepo::PutRollup(const Rollup& r) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("INSERT OR REPLACE INTO rollups(kind, period, first_day, last_day, text, "
                                      "source_days, model, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
-  s->Bind(1, r.kind)
+  s->Bind(1, Name(r.kind))
       .Bind(2, r.period)
       .Bind(3, r.first_day)
       .Bind(4, r.last_day)
@@ -183,9 +184,9 @@ Status DigestRepo::PutRollup(const Rollup& r) {
   return s->Run();
 }
 
-Result<std::optional<Rollup>> DigestRepo::GetRollup(std::string_view kind, std::string_view period) {
+Result<std::optional<Rollup>> DigestRepo::GetRollup(RollupKind kind, std::string_view period) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kRollupSelect) + " WHERE kind = ? AND period = ?"));
-  s->Bind(1, kind).Bind(2, period);
+  s->Bind(1, Name(kind)).Bind(2, period);
   return s->One(ReadRollup);
 }
 
@@ -194,10 +195,10 @@ Result<std::vector<Rollup>> DigestRepo::AllRollups() {
   return s->All(ReadRollup);
 }
 
-Result<std::optional<Rollup>> DigestRepo::LatestRollup(std::string_view kind) {
+Result<std::optional<Rollup>> DigestRepo::LatestRollup(RollupKind kind) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(std::string(kRollupSelect) + " WHERE kind = ? ORDER BY period DESC LIMIT 1"));
-  s->Bind(1, kind);
+  s->Bind(1, Name(kind));
   return s->One(ReadRollup);
 }
 
@@ -206,14 +207,14 @@ Result<std::optional<NightlyItem>> DigestRepo::GetItem(std::string_view item) {
                                                     "nightly_items WHERE item = ?"));
   s->Bind(1, item);
   return s->One([](const Statement& r) {
-    return NightlyItem{r.Text(0), r.Text(1), static_cast<int>(r.Int(2)), r.Text(3), r.Int(4)};
+    return NightlyItem{r.Text(0), StoredValue<NightlyStatus>(r.Text(1)), static_cast<int>(r.Int(2)), r.Text(3), r.Int(4)};
   });
 }
 
 Status DigestRepo::PutItem(const NightlyItem& item) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO nightly_items(item, status, attempts, "
                                                     "error, updated_at) VALUES (?, ?, ?, ?, ?)"));
-  s->Bind(1, item.item).Bind(2, item.status).Bind(3, item.attempts).Bind(4, item.error).Bind(5, item.updated_at);
+  s->Bind(1, item.item).Bind(2, Name(item.status)).Bind(3, item.attempts).Bind(4, item.error).Bind(5, item.updated_at);
   return s->Run();
 }
 
@@ -223,7 +224,7 @@ Result<std::vector<NightlyItem>> DigestRepo::FailedItems(int limit) {
                                                     "LIMIT ?"));
   s->Bind(1, limit);
   return s->All([](const Statement& r) {
-    return NightlyItem{r.Text(0), r.Text(1), static_cast<int>(r.Int(2)), r.Text(3), r.Int(4)};
+    return NightlyItem{r.Text(0), StoredValue<NightlyStatus>(r.Text(1)), static_cast<int>(r.Int(2)), r.Text(3), r.Int(4)};
   });
 }
 

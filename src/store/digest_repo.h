@@ -15,6 +15,7 @@
 #include "core/status.h"
 #include "core/time.h"
 #include "store/db.h"
+#include "store/record_values.h"
 
 namespace cilia::store {
 
@@ -48,7 +49,7 @@ struct Digest {
 };
 
 struct Rollup {
-  std::string kind;    // "week" or "month"
+  RollupKind kind = RollupKind::kWeek;
   std::string period;  // "2026-W22" or "2026-05"
   std::string first_day, last_day;
   std::string text;
@@ -60,7 +61,7 @@ struct Rollup {
 // A nightly work item ("day:…", "week:…", "month:…").
 struct NightlyItem {
   std::string item;
-  std::string status;  // ok, empty, pending, failed
+  NightlyStatus status = NightlyStatus::kPending;
   int attempts = 0;
   std::string error;
   UnixMs updated_at = 0;
@@ -89,10 +90,10 @@ class DigestRepo {
   Result<std::vector<Digest>> AllDigests();
 
   Status PutRollup(const Rollup& r);
-  Result<std::optional<Rollup>> GetRollup(std::string_view kind, std::string_view period);
+  Result<std::optional<Rollup>> GetRollup(RollupKind kind, std::string_view period);
   // By kind, then period.
   Result<std::vector<Rollup>> AllRollups();
-  Result<std::optional<Rollup>> LatestRollup(std::string_view kind);
+  Result<std::optional<Rollup>> LatestRollup(RollupKind kind);
 
   Result<std::optional<NightlyItem>> GetItem(std::string_view item);
   Status PutItem(const NightlyItem& item);

@@ -37,10 +37,10 @@ ExcerptRecord ReadExcerpt(const Statement& s) {
   e.importance = s.Double(10);
   e.valid_from = s.OptionalInt(11);
   e.valid_to = s.OptionalInt(12);
-  e.status = s.Text(13);
+  e.status = StoredValue<ExcerptStatus>(s.Text(13));
   e.superseded_by = s.OptionalInt(14);
   e.pinned = s.Int(15) != 0;
-  e.author = s.Text(16);
+  e.author = StoredValue<Author>(s.Text(16));
   e.seen_count = s.Int(17);
   e.access_count = s.Int(18);
   e.last_recalled = s.OptionalInt(19);
@@ -55,8 +55,8 @@ int BindExcerpt(Statement& s, const ExcerptRecord& e) {
   s.Bind(1, e.content).Bind(2, e.quote).Bind(3, e.source.conversation_id).Bind(4, e.source.message_id);
   s.Bind(5, e.source.span_start).Bind(6, e.source.span_end).Bind(7, e.type);
   BindOptional(s, 8, e.fact_key);
-  s.Bind(9, e.confidence).Bind(10, e.importance).Bind(11, e.valid_from).Bind(12, e.valid_to).Bind(13, e.status);
-  s.Bind(14, e.superseded_by).Bind(15, e.pinned ? 1 : 0).Bind(16, e.author).Bind(17, e.seen_count);
+  s.Bind(9, e.confidence).Bind(10, e.importance).Bind(11, e.valid_from).Bind(12, e.valid_to).Bind(13, Name(e.status));
+  s.Bind(14, e.superseded_by).Bind(15, e.pinned ? 1 : 0).Bind(16, Name(e.author)).Bind(17, e.seen_count);
   s.Bind(18, e.access_count).Bind(19, e.last_recalled).Bind(20, e.created_at).Bind(21, e.updated_at);
   s.Bind(22, e.words);
   return 23;
@@ -74,9 +74,9 @@ CandidateRecord ReadCandidate(const Statement& s) {
   c.date = s.Text(10);
   c.reason = s.Text(11);
   c.target_id = s.OptionalInt(12);
-  c.status = s.Text(13);
+  c.status = StoredValue<CandidateStatus>(s.Text(13));
   c.result_id = s.OptionalInt(14);
-  c.decided_by = s.Text(15);
+  if (std::string by = s.Text(15); !by.empty()) c.decided_by = StoredValue<Author>(by);
   c.created_at = s.Int(16);
   c.updated_at = s.Int(17);
   return c;
@@ -86,13 +86,13 @@ int BindCandidate(Statement& s, const CandidateRecord& c) {
   s.Bind(1, c.content).Bind(2, c.quote).Bind(3, c.source.conversation_id).Bind(4, c.source.message_id);
   s.Bind(5, c.source.span_start).Bind(6, c.source.span_end).Bind(7, c.type);
   BindOptional(s, 8, c.fact_key);
-  s.Bind(9, c.confidence).Bind(10, c.date).Bind(11, c.reason).Bind(12, c.target_id).Bind(13, c.status);
-  s.Bind(14, c.result_id).Bind(15, c.decided_by).Bind(16, c.created_at).Bind(17, c.updated_at);
+  s.Bind(9, c.confidence).Bind(10, c.date).Bind(11, c.reason).Bind(12, c.target_id).Bind(13, Name(c.status));
+  s.Bind(14, c.result_id).Bind(15, NameOrEmpty(c.decided_by)).Bind(16, c.created_at).Bind(17, c.updated_at);
   return 18;
 }
 
 HistoryRecord ReadHistory(const Statement& s) {
-  return {s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4), s.OptionalText(5), s.OptionalText(6)};
+  return {s.Int(0), s.Int(1), s.Int(2), StoredValue<Author>(s.Text(3)), s.Text(4), s.OptionalText(5), s.OptionalText(6)};
 }
 
 ExtractionBatch ReadBatch(const Statement& s) {
@@ -103,7 +103,7 @@ ExtractionBatch ReadBatch(const Statement& s) {
   b.end_seq = s.Int(3);
   b.content_hash = s.Text(4);
   b.attempts = s.Int(5);
-  b.status = s.Text(6);
+  b.status = StoredValue<BatchStatus>(s.Text(6));
   b.error = s.Text(7);
   b.items = s.Int(8);
   b.created_at = s.Int(9);
@@ -167,14 +167,14 @@ Result<std::vector<ExcerptRecord>> ExcerptRepo::GetMany(const std::vector<int64_
   return out;
 }
 
-Result<std::vector<ExcerptRecord>> ExcerptRepo::List(std::string_view status, const PageRequest& page,
+Result<std::vector<ExcerptRecord>> ExcerptRepo::List(std::optional<ExcerptStatus> status, const PageRequest& page,
                                                      std::optional<std::string_view> fact_key) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT {} FROM excerpts WHERE id < ?1 AND (?3 = '' OR status = ?3) "
                                                  "AND (?4 IS NULL OR fact_key = ?4) ORDER BY id DESC LIMIT ?2",
                                                  kExcerptColumns)));
   BindPage(*s, 1, page);
-  s->Bind(3, status);
+  s->Bind(3, NameOrEmpty(status));
   if (fact_key) {
     s->Bind(4, *fact_key);
   } else {
@@ -210,7 +210,7 @@ Status ExcerptRepo::ForEachIndexEntry(const std::function<void(const ExcerptInde
                                      "e.valid_from, e.valid_to, e.words FROM excerpts e JOIN messages m ON "
                                      "m.id = e.message_id ORDER BY e.id"));
   return s->Each([&](const Statement& r) {
-    visit({r.Int(0), r.Int(1), r.Int(2), r.Text(3), r.Int(4), r.OptionalInt(5), r.OptionalInt(6), r.Text(7)});
+    visit({r.Int(0), r.Int(1), r.Int(2), StoredValue<ExcerptStatus>(r.Text(3)), r.Int(4), r.OptionalInt(5), r.OptionalInt(6), r.Text(7)});
   });
 }
 
@@ -244,7 +244,7 @@ Status ExcerptRepo::AddHistory(HistoryRecord& h) {
   } else {
     s->BindNull(1);
   }
-  s->Bind(2, h.excerpt_id).Bind(3, h.at).Bind(4, h.who).Bind(5, h.action);
+  s->Bind(2, h.excerpt_id).Bind(3, h.at).Bind(4, Name(h.who)).Bind(5, h.action);
   BindOptional(*s, 6, h.old_values);
   BindOptional(*s, 7, h.new_values);
   CILIA_RETURN_IF_ERROR(s->Run());
@@ -328,13 +328,13 @@ Result<std::optional<CandidateRecord>> ExcerptRepo::GetCandidate(int64_t id) {
   return s->One(ReadCandidate);
 }
 
-Result<std::vector<CandidateRecord>> ExcerptRepo::ListCandidates(std::string_view status, const PageRequest& page) {
+Result<std::vector<CandidateRecord>> ExcerptRepo::ListCandidates(std::optional<CandidateStatus> status, const PageRequest& page) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare(fmt::format("SELECT {} FROM candidates WHERE id < ?1 AND (?3 = '' OR status = ?3) "
                                                  "ORDER BY id DESC LIMIT ?2",
                                                  kCandidateColumns)));
   BindPage(*s, 1, page);
-  s->Bind(3, status);
+  s->Bind(3, NameOrEmpty(status));
   return s->All(ReadCandidate);
 }
 
@@ -406,7 +406,7 @@ Status ExcerptRepo::PutBatch(ExtractionBatch& b) {
     s->BindNull(1);
   }
   s->Bind(2, b.conversation_id).Bind(3, b.first_seq).Bind(4, b.end_seq).Bind(5, b.content_hash).Bind(6, b.attempts);
-  s->Bind(7, b.status).Bind(8, b.error).Bind(9, b.items).Bind(10, b.created_at).Bind(11, b.updated_at);
+  s->Bind(7, Name(b.status)).Bind(8, b.error).Bind(9, b.items).Bind(10, b.created_at).Bind(11, b.updated_at);
   CILIA_RETURN_IF_ERROR(s->Run());
   CILIA_ASSIGN_OR_RETURN(auto stored, GetBatch(b.conversation_id, b.first_seq));
   if (stored) b.id = stored->id;

@@ -12,6 +12,7 @@
 
 #include "core/status.h"
 #include "store/db.h"
+#include "store/record_values.h"
 
 namespace cilia::store {
 
@@ -43,10 +44,10 @@ struct ExcerptRecord : QuotedItem {
   double importance = 0.5;
   std::optional<int64_t> valid_from;
   std::optional<int64_t> valid_to;
-  std::string status = "active";  // active, superseded, archived
+  ExcerptStatus status = ExcerptStatus::kActive;
   std::optional<int64_t> superseded_by;
   bool pinned = false;
-  std::string author = "extractor";  // extractor, agent, owner
+  Author author = Author::kExtractor;
   int64_t seen_count = 1;
   int64_t access_count = 0;
   std::optional<int64_t> last_recalled;
@@ -61,7 +62,7 @@ struct HistoryRecord {
   int64_t id = 0;
   int64_t excerpt_id = 0;
   int64_t at = 0;
-  std::string who;
+  Author who = Author::kExtractor;
   std::string action;
   std::optional<std::string> old_values;  // JSON object text
   std::optional<std::string> new_values;
@@ -74,9 +75,9 @@ struct CandidateRecord : QuotedItem {
   std::string date;    // the model's YYYY-MM-DD, or ""
   std::string reason;  // low_confidence, protected_target, unjudged
   std::optional<int64_t> target_id;
-  std::string status = "pending";  // pending, approved, discarded, merged
+  CandidateStatus status = CandidateStatus::kPending;
   std::optional<int64_t> result_id;
-  std::string decided_by;
+  std::optional<Author> decided_by;  // none while pending (stored as "")
   int64_t created_at = 0;
   int64_t updated_at = 0;
 
@@ -98,7 +99,7 @@ struct ExtractionBatch {
   int64_t end_seq = 0;
   std::string content_hash;
   int64_t attempts = 0;
-  std::string status;  // ok, pending, failed
+  BatchStatus status = BatchStatus::kPending;
   std::string error;
   int64_t items = 0;
   int64_t created_at = 0;
@@ -112,7 +113,7 @@ struct ExcerptIndexEntry {
   int64_t id = 0;
   int64_t conversation_id = 0;
   int64_t said_at = 0;  // created_at of the quoted message
-  std::string status;
+  ExcerptStatus status = ExcerptStatus::kActive;
   int64_t access_count = 0;
   std::optional<int64_t> valid_from;
   std::optional<int64_t> valid_to;
@@ -140,8 +141,8 @@ class ExcerptRepo {
   Status Update(const ExcerptRecord& e);
   Result<std::optional<ExcerptRecord>> Get(int64_t id);
   Result<std::vector<ExcerptRecord>> GetMany(const std::vector<int64_t>& ids);
-  // Newest first; `status` "" lists every status.
-  Result<std::vector<ExcerptRecord>> List(std::string_view status, const PageRequest& page,
+  // Newest first; without a status, every status.
+  Result<std::vector<ExcerptRecord>> List(std::optional<ExcerptStatus> status, const PageRequest& page,
                                           std::optional<std::string_view> fact_key = std::nullopt);
   // Active excerpts with this fact_key, newest first.
   Result<std::vector<ExcerptRecord>> ActiveWithFactKey(std::string_view fact_key);
@@ -170,8 +171,8 @@ class ExcerptRepo {
   Status InsertCandidate(CandidateRecord& c);  // sets c.id (kept when set)
   Status UpdateCandidate(const CandidateRecord& c);
   Result<std::optional<CandidateRecord>> GetCandidate(int64_t id);
-  // Newest first; `status` "" lists every status.
-  Result<std::vector<CandidateRecord>> ListCandidates(std::string_view status, const PageRequest& page);
+  // Newest first; without a status, every status.
+  Result<std::vector<CandidateRecord>> ListCandidates(std::optional<CandidateStatus> status, const PageRequest& page);
   // A pending candidate with this source and content, if one exists: the
   // extractor does not queue the same item twice.
   Result<std::optional<CandidateRecord>> FindPendingCandidate(const QuoteSource& source, std::string_view content);

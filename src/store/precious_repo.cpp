@@ -19,7 +19,7 @@ PreciousPassage ReadPassage(const Statement& s) {
       if (id.is_string()) p.message_ids.push_back(id.get<std::string>());
     }
   }
-  p.author = s.Text(4);
+  p.author = StoredValue<Author>(s.Text(4));
   p.created_at = s.Int(5);
   return p;
 }
@@ -33,7 +33,7 @@ Result<int64_t> PreciousRepo::Append(const PreciousPassage& p) {
                                                     "author, created_at) VALUES (?, ?, ?, ?, ?, ?)"));
   if (p.id > 0) s->Bind(1, p.id);
   else s->BindNull(1);
-  s->Bind(2, p.content).Bind(3, p.conversation_id).Bind(4, json(p.message_ids).dump()).Bind(5, p.author).Bind(6, p.created_at);
+  s->Bind(2, p.content).Bind(3, p.conversation_id).Bind(4, json(p.message_ids).dump()).Bind(5, Name(p.author)).Bind(6, p.created_at);
   CILIA_RETURN_IF_ERROR(s->Run());
   return db_.LastInsertId();
 }

@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "core/time.h"
 #include "store/db.h"
+#include "store/record_values.h"
 
 namespace cilia::store {
 
@@ -23,7 +24,7 @@ struct PreciousPassage {
   std::string content;
   std::string conversation_id;           // external id
   std::vector<std::string> message_ids;  // public ids within that conversation
-  std::string author;                    // "owner" or "agent"
+  Author author = Author::kOwner;        // the owner or an agent
   UnixMs created_at = 0;
 };
 

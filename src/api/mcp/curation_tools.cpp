@@ -8,9 +8,9 @@
 #include "core/time.h"
 #include "memory/excerpts/candidates.h"
 #include "memory/recall/boot.h"
-#include "store/digest_repo.h"
-#include "store/glossary_repo.h"
-#include "store/profile_repo.h"
+#include "memory/recall/glossary.h"
+#include "memory/recall/profile.h"
+#include "memory/upkeep/digests.h"
 
 namespace cilia::api::mcp {
 
@@ -66,9 +66,7 @@ void AddGlossaryAndProfile(ToolRegistry& tools) {
                  }
                }
                CILIA_RETURN_IF_ERROR(store::CheckGlossaryEntry(entry));
-               CILIA_ASSIGN_OR_RETURN(auto stored, call.ns.store().Write([&](store::Database& db) {
-                 return store::GlossaryRepo(db).Put(entry, call.ns.clock().Now());
-               }));
+               CILIA_ASSIGN_OR_RETURN(auto stored, memory::PutGlossaryTerm(call.ns, entry));
                json out = memory::GlossaryJson(stored);
                std::string text = fmt::format("Glossary: {}: {}", stored.term, stored.definition);
                if (!stored.aliases.empty()) text += fmt::format(" (also: {})", fmt::join(stored.aliases, ", "));
@@ -87,14 +85,14 @@ void AddGlossaryAndProfile(ToolRegistry& tools) {
              [](const ToolContext& call) -> Result<ToolOutput> {
                const std::string name = StringArg(call.arguments, "name");
                if (!name.empty()) CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
-               CILIA_ASSIGN_OR_RETURN(auto documents, call.ns.store().Read([&](store::Database& db)
-                                                                               -> Result<std::vector<store::ProfileDocument>> {
-                 store::ProfileRepo repo(db);
-                 if (name.empty()) return repo.List();
-                 CILIA_ASSIGN_OR_RETURN(auto one, repo.Get(name));
+               std::vector<store::ProfileDocument> documents;
+               if (name.empty()) {
+                 CILIA_ASSIGN_OR_RETURN(documents, memory::ListProfile(call.ns));
+               } else {
+                 CILIA_ASSIGN_OR_RETURN(auto one, memory::FindProfileDocument(call.ns, name));
                  if (!one) return Status::NotFound(fmt::format("name: no profile document \"{}\"", name));
-                 return std::vector<store::ProfileDocument>{std::move(*one)};
-               }));
+                 documents.push_back(std::move(*one));
+               }
                json list = json::array();
                std::string text;
                for (const auto& document : documents) {
@@ -116,12 +114,10 @@ void AddGlossaryAndProfile(ToolRegistry& tools) {
                            {"content", Field("string", "The whole document, markdown.")}},
                           {"name", "content"}),
              DocumentSchema(), [](const ToolContext& call) -> Result<ToolOutput> {
-               store::ProfileDocument document{StringArg(call.arguments, "name"), StringArg(call.arguments, "content"),
-                                               call.ns.clock().Now()};
-               CILIA_RETURN_IF_ERROR(store::CheckProfileName(document.name));
-               CILIA_RETURN_IF_ERROR(call.ns.store().Write([&](store::Database& db) {
-                 return store::ProfileRepo(db).Put(document.name, document.content, document.updated_at);
-               }));
+               const std::string name = StringArg(call.arguments, "name");
+               CILIA_RETURN_IF_ERROR(store::CheckProfileName(name));
+               CILIA_ASSIGN_OR_RETURN(auto document,
+                                      memory::PutProfileDocument(call.ns, name, StringArg(call.arguments, "content")));
                json out = ProfileDocumentJson(document);
                return ToolOutput{"Saved profile document " + document.name + ".", std::move(out)};
              }});
@@ -143,20 +139,17 @@ void AddGlossaryAndProfile(ToolRegistry& tools) {
                } else if (auto parsed = ParseDate(day); !parsed.ok()) {
                  return Status::InvalidArgument(fmt::format("day: must be a date YYYY-MM-DD, got \"{}\"", day));
                }
-               return call.ns.store().Read([&](store::Database& db) -> Result<ToolOutput> {
-                 store::DigestRepo digests(db);
-                 CILIA_ASSIGN_OR_RETURN(auto digest, digests.LatestDigest());
-                 CILIA_ASSIGN_OR_RETURN(auto log, digests.GetLog(day));
-                 json out = {{"day", day},
-                             {"digest", digest ? memory::DigestJson(*digest) : json(nullptr)},
-                             {"log", log ? memory::DailyLogJson(*log) : json(nullptr)}};
-                 std::string text = digest ? "## Digest\n" + digest->text + "\n" : "No digest has been written yet.\n";
-                 text += log ? fmt::format("\n## {}: {}\n{}\n", day, log->title, log->Text())
-                             : fmt::format("\nNo log for {} (a day's log is written the night after it, when it had "
-                                           "messages).\n",
-                                           day);
-                 return ToolOutput{std::move(text), std::move(out)};
-               });
+               CILIA_ASSIGN_OR_RETURN(auto digest, memory::LatestDigest(call.ns));
+               CILIA_ASSIGN_OR_RETURN(auto log, memory::DailyLogOf(call.ns, day));
+               json out = {{"day", day},
+                           {"digest", digest ? memory::DigestJson(*digest) : json(nullptr)},
+                           {"log", log ? memory::DailyLogJson(*log) : json(nullptr)}};
+               std::string text = digest ? "## Digest\n" + digest->text + "\n" : "No digest has been written yet.\n";
+               text += log ? fmt::format("\n## {}: {}\n{}\n", day, log->title, log->Text())
+                           : fmt::format("\nNo log for {} (a day's log is written the night after it, when it had "
+                                         "messages).\n",
+                                         day);
+               return ToolOutput{std::move(text), std::move(out)};
              }});
 }
 
@@ -172,7 +165,7 @@ void AddCandidates(ToolRegistry& tools) {
              "newest first.",
              Scope::kMemoryRead, ToolHints{true, false, true},
              ObjectSchema({{"status", Field("string", "pending (default), approved, discarded, merged, or all.",
-                                            {{"enum", {"pending", "approved", "discarded", "merged", "all"}}})},
+                                            {{"enum", store::Names<store::CandidateStatus>(/*all=*/true)}})},
                            {"limit", Field("integer", "Candidates per page (default 20).",
                                            {{"minimum", 1}, {"maximum", 100}})},
                            {"cursor", Field("string", "next_cursor of the page before.")}}),
@@ -182,12 +175,10 @@ void AddCandidates(ToolRegistry& tools) {
                 {"next_cursor", {{"type", {"string", "null"}}}}}},
               {"required", {"candidates", "next_cursor"}}},
              [](const ToolContext& call) -> Result<ToolOutput> {
-               std::string status = StringArg(call.arguments, "status", "pending");
-               if (status == "all") status.clear();
+               CILIA_ASSIGN_OR_RETURN(const auto status, store::ParseFilter<store::CandidateStatus>(
+                                                             StringArg(call.arguments, "status", "pending"), "status"));
                CILIA_ASSIGN_OR_RETURN(store::PageRequest page, PageArgs(call.arguments, 20));
-               CILIA_ASSIGN_OR_RETURN(auto list, call.ns.store().Read([&](store::Database& db) {
-                 return store::ExcerptRepo(db).ListCandidates(status, page);
-               }));
+               CILIA_ASSIGN_OR_RETURN(auto list, memory::Candidates(call.ns).List(status, page));
                CILIA_ASSIGN_OR_RETURN(json candidates, memory::CandidateListJson(call.ns, list));
                json next = NextCursor(list.size(), page, list.empty() ? 0 : list.back().id);
                std::string text = ListText(candidates, CandidateText, "No candidates are waiting.");
@@ -215,7 +206,7 @@ void AddCandidates(ToolRegistry& tools) {
          auto id = memory::ParseCandidateId(raw);
          if (!id) return Status::NotFound(fmt::format("id: no candidate \"{}\" (candidate ids look like c_7)", raw));
          const std::string action = StringArg(call.arguments, "action");
-         const std::string who = AuthorOf(call.who);
+         const memory::Author who = AuthorOf(call.who);
          memory::Candidates candidates(call.ns);
          std::optional<store::ExcerptRecord> made;
          if (action == "discard") {

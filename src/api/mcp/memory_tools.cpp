@@ -79,7 +79,7 @@ template <typename Apply>
 Result<ToolOutput> ForMemory(const ToolContext& call, const std::string& verb, Apply&& apply) {
   CILIA_ASSIGN_OR_RETURN(int64_t id, MemoryIdArg(call.arguments, "id"));
   memory::Excerpts excerpts(call.ns);
-  CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord excerpt, apply(excerpts, id, std::string(AuthorOf(call.who))));
+  CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord excerpt, apply(excerpts, id, AuthorOf(call.who)));
   return MemoryResult(call.ns, excerpt, verb);
 }
 
@@ -121,7 +121,7 @@ void AddReadTools(ToolRegistry& tools, const memory::Registry& registry) {
        Scope::kMemoryRead, ToolHints{true, false, true},
        ObjectSchema(
            {{"status", Field("string", "active (default), superseded, archived, or all.",
-                             {{"enum", {"active", "superseded", "archived", "all"}}})},
+                             {{"enum", store::Names<memory::ExcerptStatus>(/*all=*/true)}})},
             {"fact_key", Field("string", "Only memories with this fact_key, e.g. home_city.")},
             {"limit", Field("integer", "Memories per page (default 20).", {{"minimum", 1}, {"maximum", 100}})},
             {"cursor", Field("string", "next_cursor of the page before, for the page after it.")}}),
@@ -131,14 +131,12 @@ void AddReadTools(ToolRegistry& tools, const memory::Registry& registry) {
           {"next_cursor", {{"type", {"string", "null"}}}}}},
         {"required", {"memories", "next_cursor"}}},
        [](const ToolContext& call) -> Result<ToolOutput> {
-         std::string status = StringArg(call.arguments, "status", "active");
-         if (status == "all") status.clear();
+         CILIA_ASSIGN_OR_RETURN(const auto status, store::ParseFilter<memory::ExcerptStatus>(
+                                                       StringArg(call.arguments, "status", "active"), "status"));
          CILIA_ASSIGN_OR_RETURN(store::PageRequest page, PageArgs(call.arguments, 20));
          std::optional<std::string> fact_key;
          if (call.arguments.contains("fact_key")) fact_key = StringArg(call.arguments, "fact_key");
-         CILIA_ASSIGN_OR_RETURN(auto list, call.ns.store().Read([&](store::Database& db) {
-           return store::ExcerptRepo(db).List(status, page, fact_key);
-         }));
+         CILIA_ASSIGN_OR_RETURN(auto list, memory::Excerpts(call.ns).List(status, page, fact_key));
          CILIA_ASSIGN_OR_RETURN(json memories, memory::ExcerptListJson(call.ns, list));
          json next = NextCursor(list.size(), page, list.empty() ? 0 : list.back().id);
          std::string text = ListText(memories, MemoryText, "No memories match.");
@@ -235,10 +233,10 @@ void AddWriteTools(ToolRegistry& tools) {
         {"properties", {{"memory", MemoryObjectSchema()}, {"created", {{"type", "boolean"}}}}},
         {"required", {"memory", "created"}}},
        [](const ToolContext& call) -> Result<ToolOutput> {
-         const std::string author = AuthorOf(call.who);
+         const memory::Author author = AuthorOf(call.who);
          memory::Excerpts::Upserted upserted;
          if (memory::IsInOwnWords(call.arguments)) {
-           memory::NoteWriter writer{"mcp", call.client_name.empty() ? author : call.client_name};
+           memory::NoteWriter writer{"mcp", call.client_name.empty() ? std::string(store::Name(author)) : call.client_name};
            CILIA_ASSIGN_OR_RETURN(upserted, memory::UpsertInOwnWords(call.ns, call.arguments, author, writer));
          } else {
            CILIA_ASSIGN_OR_RETURN(memory::NewExcerpt item, memory::ParseNewExcerpt(call.arguments));
@@ -279,7 +277,7 @@ void AddWriteTools(ToolRegistry& tools) {
              "for that). Archived memories are not offered; memory_list with status archived shows them.",
              Scope::kMemoryWrite, ToolHints{false, false, true}, ObjectSchema({{"id", MemoryIdField()}}, {"id"}),
              MemoryOutput(), [](const ToolContext& call) {
-               return ForMemory(call, "Archived", [](memory::Excerpts& x, int64_t id, const std::string& who) {
+               return ForMemory(call, "Archived", [](memory::Excerpts& x, int64_t id, memory::Author who) {
                  return x.Archive(id, who);
                });
              }});

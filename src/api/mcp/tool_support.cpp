@@ -55,7 +55,7 @@ json QuotedItemSchema(json more) {
 }
 
 json MemoryObjectSchema() {
-  return QuotedItemSchema({{"status", {{"type", "string"}, {"enum", {"active", "superseded", "archived"}}}},
+  return QuotedItemSchema({{"status", {{"type", "string"}, {"enum", store::Names<store::ExcerptStatus>()}}},
                            {"superseded_by", {{"type", kNullableString}}},
                            {"importance", {{"type", "number"}}},
                            {"pinned", {{"type", "boolean"}}},

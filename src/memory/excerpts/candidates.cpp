@@ -46,7 +46,7 @@ Result<std::optional<store::CandidateRecord>> Candidates::Get(int64_t id) {
   return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).GetCandidate(id); });
 }
 
-Result<std::vector<store::CandidateRecord>> Candidates::List(const std::string& status,
+Result<std::vector<store::CandidateRecord>> Candidates::List(std::optional<store::CandidateStatus> status,
                                                             const store::PageRequest& page) {
   return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).ListCandidates(status, page); });
 }
@@ -54,14 +54,14 @@ Result<std::vector<store::CandidateRecord>> Candidates::List(const std::string& 
 Result<store::CandidateRecord> Candidates::Pending(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(auto c, Get(id));
   if (!c) return NoSuchCandidate(id);
-  if (c->status != "pending") {
+  if (c->status != store::CandidateStatus::kPending) {
     return Status::Conflict(fmt::format("candidate \"{}\" was already {}", CandidatePublicId(id), c->status));
   }
   return *c;
 }
 
-Status Candidates::Decide(store::CandidateRecord c, const std::string& status, std::optional<int64_t> result_id,
-                          const std::string& who) {
+Status Candidates::Decide(store::CandidateRecord c, store::CandidateStatus status, std::optional<int64_t> result_id,
+                          Author who) {
   c.status = status;
   c.result_id = result_id;
   c.decided_by = who;
@@ -80,7 +80,7 @@ Excerpts::Draft Candidates::DraftOf(const store::CandidateRecord& c) {
   return d;
 }
 
-Result<store::ExcerptRecord> Candidates::Approve(int64_t id, const std::string& who) {
+Result<store::ExcerptRecord> Candidates::Approve(int64_t id, Author who) {
   CILIA_ASSIGN_OR_RETURN(store::CandidateRecord c, Pending(id));
   Excerpts excerpts(ns_);
   // What the approval would replace: the named target, else the holder of
@@ -94,39 +94,39 @@ Result<store::ExcerptRecord> Candidates::Approve(int64_t id, const std::string& 
     }));
     if (!holders.empty()) replaced = holders.front();
   }
-  if (replaced && replaced->status != "active") replaced.reset();
-  if (replaced && replaced->author == kByOwner) {
+  if (replaced && replaced->status != ExcerptStatus::kActive) replaced.reset();
+  if (replaced && replaced->author == Author::kOwner) {
     return Status::Conflict(fmt::format(
         "approving {} would overwrite {}, which the owner wrote: edit {} by hand, supersede it with this candidate "
         "explicitly (POST /v1/candidates/{}/supersede with its target_id), or discard the candidate",
         CandidatePublicId(id), ExcerptPublicId(replaced->id), ExcerptPublicId(replaced->id), CandidatePublicId(id)));
   }
-  CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord created, excerpts.CreateChecked(DraftOf(c), kByExtractor));
+  CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord created, excerpts.CreateChecked(DraftOf(c), Author::kExtractor));
   if (replaced) CILIA_RETURN_IF_ERROR(excerpts.Supersede(replaced->id, created.id, who).status());
-  CILIA_RETURN_IF_ERROR(Decide(std::move(c), "approved", created.id, who));
+  CILIA_RETURN_IF_ERROR(Decide(std::move(c), store::CandidateStatus::kApproved, created.id, who));
   return created;
 }
 
-Status Candidates::Discard(int64_t id, const std::string& who) {
+Status Candidates::Discard(int64_t id, Author who) {
   CILIA_ASSIGN_OR_RETURN(store::CandidateRecord c, Pending(id));
-  return Decide(std::move(c), "discarded", std::nullopt, who);
+  return Decide(std::move(c), store::CandidateStatus::kDiscarded, std::nullopt, who);
 }
 
-Result<store::ExcerptRecord> Candidates::Merge(int64_t id, int64_t target_id, const std::string& who) {
+Result<store::ExcerptRecord> Candidates::Merge(int64_t id, int64_t target_id, Author who) {
   CILIA_ASSIGN_OR_RETURN(store::CandidateRecord c, Pending(id));
   CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord target, Excerpts(ns_).SeenAgain(target_id, c.confidence, who));
-  CILIA_RETURN_IF_ERROR(Decide(std::move(c), "merged", target.id, who));
+  CILIA_RETURN_IF_ERROR(Decide(std::move(c), store::CandidateStatus::kMerged, target.id, who));
   return target;
 }
 
-Result<store::ExcerptRecord> Candidates::Supersede(int64_t id, int64_t target_id, const std::string& who) {
+Result<store::ExcerptRecord> Candidates::Supersede(int64_t id, int64_t target_id, Author who) {
   CILIA_ASSIGN_OR_RETURN(store::CandidateRecord c, Pending(id));
   Excerpts excerpts(ns_);
   CILIA_ASSIGN_OR_RETURN(auto target, excerpts.Get(target_id));
   if (!target) return Status::NotFound(fmt::format("target_id: no memory \"{}\"", ExcerptPublicId(target_id)));
-  CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord created, excerpts.CreateChecked(DraftOf(c), kByExtractor));
+  CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord created, excerpts.CreateChecked(DraftOf(c), Author::kExtractor));
   CILIA_RETURN_IF_ERROR(excerpts.Supersede(target_id, created.id, who).status());
-  CILIA_RETURN_IF_ERROR(Decide(std::move(c), "approved", created.id, who));
+  CILIA_RETURN_IF_ERROR(Decide(std::move(c), store::CandidateStatus::kApproved, created.id, who));
   return created;
 }
 
@@ -146,7 +146,7 @@ Result<json> CandidateListJson(Namespace& ns, const std::vector<store::Candidate
                   {"target_id", excerpt_id(c.target_id)},
                   {"status", c.status},
                   {"result_id", excerpt_id(c.result_id)},
-                  {"decided_by", c.decided_by},
+                  {"decided_by", store::NameOrEmpty(c.decided_by)},
                   {"created_at", FormatRfc3339(c.created_at, tz.OffsetMinutes(c.created_at))},
                   {"updated_at", FormatRfc3339(c.updated_at, tz.OffsetMinutes(c.updated_at))}});
       out.push_back(std::move(one));

@@ -28,28 +28,28 @@ class Candidates {
                                        const std::string& reason, std::optional<int64_t> target_id);
 
   Result<std::optional<store::CandidateRecord>> Get(int64_t id);
-  // A page, newest first; `status` "" for all.
-  Result<std::vector<store::CandidateRecord>> List(const std::string& status, const store::PageRequest& page);
+  // A page, newest first; without a status all.
+  Result<std::vector<store::CandidateRecord>> List(std::optional<store::CandidateStatus> status, const store::PageRequest& page);
 
   // The candidate becomes an active excerpt. When it names a target (an
   // update) or its fact_key is held by an active excerpt, that excerpt is
   // superseded by the new one. Conflict, with the reason, when that excerpt
   // was written by the owner (approve must not overwrite it: edit it, or
   // supersede it explicitly). Returns the new excerpt.
-  Result<store::ExcerptRecord> Approve(int64_t id, const std::string& who);
-  Status Discard(int64_t id, const std::string& who);
+  Result<store::ExcerptRecord> Approve(int64_t id, Author who);
+  Status Discard(int64_t id, Author who);
   // The candidate says what `target_id` says: the target is seen again
   // (confidence the higher), the candidate marked merged.
-  Result<store::ExcerptRecord> Merge(int64_t id, int64_t target_id, const std::string& who);
+  Result<store::ExcerptRecord> Merge(int64_t id, int64_t target_id, Author who);
   // The candidate becomes an excerpt superseding `target_id`, an explicit
   // decision (allowed over pinned and owner-written targets).
-  Result<store::ExcerptRecord> Supersede(int64_t id, int64_t target_id, const std::string& who);
+  Result<store::ExcerptRecord> Supersede(int64_t id, int64_t target_id, Author who);
 
  private:
   // Loads a pending candidate; NotFound / Conflict (already decided).
   Result<store::CandidateRecord> Pending(int64_t id);
-  Status Decide(store::CandidateRecord c, const std::string& status, std::optional<int64_t> result_id,
-                const std::string& who);
+  Status Decide(store::CandidateRecord c, store::CandidateStatus status, std::optional<int64_t> result_id,
+                Author who);
   Excerpts::Draft DraftOf(const store::CandidateRecord& c);
 
   Namespace& ns_;

@@ -13,14 +13,14 @@ namespace {
 
 // Higher stays: pinned, then who wrote it, then sightings, then age.
 std::tuple<bool, int, int64_t, int64_t> Standing(const store::ExcerptRecord& e) {
-  const int author = e.author == kByOwner ? 2 : e.author == kByAgent ? 1 : 0;
+  const int author = e.author == Author::kOwner ? 2 : e.author == Author::kAgent ? 1 : 0;
   return {e.pinned, author, e.seen_count, -e.id};
 }
 
 using Span = std::tuple<int64_t, int64_t, int64_t>;  // message, start, end
 Span SpanOf(const store::ExcerptRecord& e) { return {e.source.message_id, e.source.span_start, e.source.span_end}; }
 
-bool MayBeMergedAway(const store::ExcerptRecord& e) { return !e.pinned && e.author == kByExtractor; }
+bool MayBeMergedAway(const store::ExcerptRecord& e) { return !e.pinned && e.author == Author::kExtractor; }
 
 }  // namespace
 
@@ -28,7 +28,7 @@ Result<MergeOutcome> MergeDuplicateExcerpts(Namespace& ns) {
   std::vector<store::ExcerptRecord> active;
   CILIA_RETURN_IF_ERROR(ns.store().Read([&](store::Database& db) {
     return store::ExcerptRepo(db).ForEach([&](const store::ExcerptRecord& e) {
-      if (e.status == "active") active.push_back(e);
+      if (e.status == ExcerptStatus::kActive) active.push_back(e);
     });
   }));
   MergeOutcome out;
@@ -56,7 +56,7 @@ Result<MergeOutcome> MergeDuplicateExcerpts(Namespace& ns) {
       ++out.kept_apart;
       continue;
     }
-    CILIA_RETURN_IF_ERROR(excerpts.MergeInto(active[goes].id, active[stays].id, kByExtractor).status());
+    CILIA_RETURN_IF_ERROR(excerpts.MergeInto(active[goes].id, active[stays].id, Author::kExtractor).status());
     out.merged.emplace_back(active[goes].id, active[stays].id);
     active[stays].seen_count += active[goes].seen_count;
     // What comes after meets the one that stays, by either's content or span.

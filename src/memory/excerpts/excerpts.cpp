@@ -233,7 +233,7 @@ Result<std::optional<store::ExcerptRecord>> Excerpts::Get(int64_t id) {
   return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).Get(id); });
 }
 
-Result<std::vector<store::ExcerptRecord>> Excerpts::List(const std::string& status, const store::PageRequest& page,
+Result<std::vector<store::ExcerptRecord>> Excerpts::List(std::optional<ExcerptStatus> status, const store::PageRequest& page,
                                                           const std::optional<std::string>& fact_key) {
   return ns_.store().Read([&](store::Database& db) { return store::ExcerptRepo(db).List(status, page, fact_key); });
 }
@@ -295,7 +295,7 @@ void Excerpts::Publish(const store::ExcerptRecord& e, bool text_changed) {
   ns_.excerpts().Put(entry, stored.ok() ? &vec : nullptr);
 }
 
-Result<store::ExcerptRecord> Excerpts::CreateChecked(const Draft& draft, const std::string& who) {
+Result<store::ExcerptRecord> Excerpts::CreateChecked(const Draft& draft, Author who) {
   store::ExcerptRecord e;
   e.content = draft.content;
   e.quote = draft.quote.quote;
@@ -323,7 +323,7 @@ Result<store::ExcerptRecord> Excerpts::CreateChecked(const Draft& draft, const s
   return e;
 }
 
-Result<store::ExcerptRecord> Excerpts::Create(const NewExcerpt& item, const std::string& who) {
+Result<store::ExcerptRecord> Excerpts::Create(const NewExcerpt& item, Author who) {
   CILIA_ASSIGN_OR_RETURN(CheckedQuote quote, CheckQuote(item));
   Draft draft;
   static_cast<ExcerptTraits&>(draft) = item;
@@ -333,7 +333,7 @@ Result<store::ExcerptRecord> Excerpts::Create(const NewExcerpt& item, const std:
 }
 
 Result<store::ExcerptRecord> Excerpts::Store(store::Database& db, const store::ExcerptRecord& before,
-                                             store::ExcerptRecord after, const std::string& who,
+                                             store::ExcerptRecord after, Author who,
                                              const std::string& action) {
   after.updated_at = ns_.clock().Now();
   after.words = ExcerptWords(after.content, after.quote);
@@ -346,7 +346,7 @@ Result<store::ExcerptRecord> Excerpts::Store(store::Database& db, const store::E
 }
 
 template <typename F>
-Result<store::ExcerptRecord> Excerpts::Change(int64_t id, const std::string& who, const std::string& action,
+Result<store::ExcerptRecord> Excerpts::Change(int64_t id, Author who, const std::string& action,
                                               F&& change) {
   store::ExcerptRecord before;
   bool changed_any = false;
@@ -371,7 +371,7 @@ Result<store::ExcerptRecord> Excerpts::Change(int64_t id, const std::string& who
   return after;
 }
 
-Result<Excerpts::Upserted> Excerpts::Upsert(const NewExcerpt& item, const std::string& who) {
+Result<Excerpts::Upserted> Excerpts::Upsert(const NewExcerpt& item, Author who) {
   if (!item.fact_key) {
     CILIA_ASSIGN_OR_RETURN(auto created, Create(item, who));
     return Upserted{std::move(created), true};
@@ -384,7 +384,7 @@ Result<Excerpts::Upserted> Excerpts::Upsert(const NewExcerpt& item, const std::s
     return Upserted{std::move(created), true};
   }
   const store::ExcerptRecord& holder = holders.front();
-  if (holder.author == kByOwner && who != kByOwner) {
+  if (holder.author == Author::kOwner && who != Author::kOwner) {
     return Status::Conflict(fmt::format(
         "fact_key \"{}\" is held by {}, which the owner wrote; only the owner may change it", *item.fact_key,
         ExcerptPublicId(holder.id)));
@@ -406,9 +406,9 @@ Result<Excerpts::Upserted> Excerpts::Upsert(const NewExcerpt& item, const std::s
   return Upserted{std::move(updated), false};
 }
 
-Result<store::ExcerptRecord> Excerpts::Patch(int64_t id, const ExcerptPatch& patch, const std::string& who) {
+Result<store::ExcerptRecord> Excerpts::Patch(int64_t id, const ExcerptPatch& patch, Author who) {
   return Change(id, who, "update", [&](store::Database& db, store::ExcerptRecord& e) -> Status {
-    if (e.author == kByOwner && who != kByOwner) {
+    if (e.author == Author::kOwner && who != Author::kOwner) {
       return Status::Conflict(
           fmt::format("{} was written by the owner; only the owner may change it", ExcerptPublicId(e.id)));
     }
@@ -431,70 +431,70 @@ Result<store::ExcerptRecord> Excerpts::Patch(int64_t id, const ExcerptPatch& pat
   });
 }
 
-Result<store::ExcerptRecord> Excerpts::Supersede(int64_t old_id, int64_t new_id, const std::string& who) {
+Result<store::ExcerptRecord> Excerpts::Supersede(int64_t old_id, int64_t new_id, Author who) {
   return SupersedeAs(old_id, new_id, who, "supersede");
 }
 
-Result<store::ExcerptRecord> Excerpts::MergeInto(int64_t duplicate_id, int64_t kept_id, const std::string& who) {
+Result<store::ExcerptRecord> Excerpts::MergeInto(int64_t duplicate_id, int64_t kept_id, Author who) {
   CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord merged, SupersedeAs(duplicate_id, kept_id, who, "merge"));
   CILIA_RETURN_IF_ERROR(SeenAgain(kept_id, merged.confidence, who, merged.seen_count).status());
   return merged;
 }
 
-Result<store::ExcerptRecord> Excerpts::SupersedeAs(int64_t old_id, int64_t new_id, const std::string& who,
+Result<store::ExcerptRecord> Excerpts::SupersedeAs(int64_t old_id, int64_t new_id, Author who,
                                                    const std::string& action) {
   if (old_id == new_id) return Status::InvalidArgument("an excerpt cannot supersede itself");
   return Change(old_id, who, action, [&](store::Database& db, store::ExcerptRecord& e) -> Status {
     CILIA_ASSIGN_OR_RETURN(auto by, store::ExcerptRepo(db).Get(new_id));
     if (!by) return NoSuchExcerpt(new_id);
-    if (by->status != "active") {
+    if (by->status != ExcerptStatus::kActive) {
       return Status::Conflict(fmt::format("{} is {}, not active: it cannot supersede", ExcerptPublicId(new_id), by->status));
     }
-    if (e.status == "superseded" && e.superseded_by) {
+    if (e.status == ExcerptStatus::kSuperseded && e.superseded_by) {
       return Status::Conflict(fmt::format("{} is already superseded by {}; revive it first", ExcerptPublicId(e.id),
                                           ExcerptPublicId(*e.superseded_by)));
     }
-    if (who == kByExtractor && (e.pinned || e.author != kByExtractor)) {
+    if (who == Author::kExtractor && (e.pinned || e.author != Author::kExtractor)) {
       return Status::Conflict(fmt::format("{} is {}; it is never superseded automatically", ExcerptPublicId(e.id),
-                                          e.pinned ? "pinned" : "written by the " + e.author));
+                                          e.pinned ? "pinned" : fmt::format("written by the {}", e.author)));
     }
-    if (e.author == kByOwner && who == kByAgent) {
+    if (e.author == Author::kOwner && who == Author::kAgent) {
       return Status::Conflict(
           fmt::format("{} was written by the owner; only the owner may supersede it", ExcerptPublicId(e.id)));
     }
-    e.status = "superseded";
+    e.status = ExcerptStatus::kSuperseded;
     e.superseded_by = new_id;
     return Status::Ok();
   });
 }
 
-Result<store::ExcerptRecord> Excerpts::Revive(int64_t id, const std::string& who) {
+Result<store::ExcerptRecord> Excerpts::Revive(int64_t id, Author who) {
   return Change(id, who, "revive", [](store::Database&, store::ExcerptRecord& e) {
-    e.status = "active";
+    e.status = ExcerptStatus::kActive;
     e.superseded_by.reset();
     return Status::Ok();
   });
 }
 
-Result<store::ExcerptRecord> Excerpts::Archive(int64_t id, const std::string& who) {
+Result<store::ExcerptRecord> Excerpts::Archive(int64_t id, Author who) {
   return Change(id, who, "archive", [&](store::Database&, store::ExcerptRecord& e) -> Status {
-    if (e.author == kByOwner && who == kByAgent) {
+    if (e.author == Author::kOwner && who == Author::kAgent) {
       return Status::Conflict(fmt::format("{} was written by the owner; only the owner may archive it", ExcerptPublicId(e.id)));
     }
-    e.status = "archived";
+    e.status = ExcerptStatus::kArchived;
     e.superseded_by.reset();
     return Status::Ok();
   });
 }
 
-Result<store::ExcerptRecord> Excerpts::SetPinned(int64_t id, bool pinned, const std::string& who) {
+Result<store::ExcerptRecord> Excerpts::SetPinned(int64_t id, bool pinned, Author who) {
   return Change(id, who, pinned ? "pin" : "unpin", [pinned](store::Database&, store::ExcerptRecord& e) {
     e.pinned = pinned;
     return Status::Ok();
   });
 }
 
-Result<store::ExcerptRecord> Excerpts::SeenAgain(int64_t id, double confidence, const std::string& who,
+Result<store::ExcerptRecord> Excerpts::SeenAgain(int64_t id, double confidence, Author who,
                                                  int64_t times) {
   return Change(id, who, "seen", [confidence, times](store::Database&, store::ExcerptRecord& e) {
     e.seen_count += times;
@@ -503,14 +503,14 @@ Result<store::ExcerptRecord> Excerpts::SeenAgain(int64_t id, double confidence, 
   });
 }
 
-Status Excerpts::Delete(int64_t id, const std::string& who) {
+Status Excerpts::Delete(int64_t id, Author who) {
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());
     store::ExcerptRepo repo(db);
     CILIA_ASSIGN_OR_RETURN(auto found, repo.Get(id));
     if (!found) return NoSuchExcerpt(id);
-    if (found->author == kByOwner && who == kByAgent) {
+    if (found->author == Author::kOwner && who == Author::kAgent) {
       return Status::Conflict(fmt::format("{} was written by the owner; only the owner may delete it", ExcerptPublicId(id)));
     }
     store::HistoryRecord h{0, id, ns_.clock().Now(), who, "delete", ExcerptRowJson(*found).dump(), std::nullopt};

@@ -23,11 +23,11 @@
 
 namespace cilia::memory {
 
-// Who changes an excerpt. The extractor is the job; agents write through a
-// memory:write key (REST, MCP); the owner through an admin key.
-inline constexpr const char* kByExtractor = "extractor";
-inline constexpr const char* kByAgent = "agent";
-inline constexpr const char* kByOwner = "owner";
+// Who changes an excerpt (store/record_values.h): the extractor is the job;
+// agents write through a memory:write key (REST, MCP); the owner through an
+// admin key.
+using Author = store::Author;
+using ExcerptStatus = store::ExcerptStatus;
 
 // fact preference event plan relationship rule project other.
 const std::vector<std::string>& ExcerptTypes();
@@ -103,10 +103,10 @@ class Excerpts {
   explicit Excerpts(Namespace& ns) : ns_(ns) {}
 
   Result<std::optional<store::ExcerptRecord>> Get(int64_t id);
-  // A page, newest first; `status` "" for all, `fact_key` to keep one key's.
-  Result<std::vector<store::ExcerptRecord>> List(const std::string& status, const store::PageRequest& page,
+  // A page, newest first; without a status all, `fact_key` to keep one key's.
+  Result<std::vector<store::ExcerptRecord>> List(std::optional<ExcerptStatus> status, const store::PageRequest& page,
                                                  const std::optional<std::string>& fact_key);
-  Result<store::ExcerptRecord> Create(const NewExcerpt& item, const std::string& who);
+  Result<store::ExcerptRecord> Create(const NewExcerpt& item, Author who);
   // With a fact_key held by an active excerpt: that excerpt takes the new
   // values (one "update" in its history), else a new one is created. An
   // agent may not overwrite an owner-written excerpt (Conflict).
@@ -114,23 +114,23 @@ class Excerpts {
     store::ExcerptRecord excerpt;
     bool created = false;
   };
-  Result<Upserted> Upsert(const NewExcerpt& item, const std::string& who);
-  Result<store::ExcerptRecord> Patch(int64_t id, const ExcerptPatch& patch, const std::string& who);
+  Result<Upserted> Upsert(const NewExcerpt& item, Author who);
+  Result<store::ExcerptRecord> Patch(int64_t id, const ExcerptPatch& patch, Author who);
   // `old_id` becomes superseded by `new_id` (both must exist and differ; the
   // new one active). Revive undoes it.
-  Result<store::ExcerptRecord> Supersede(int64_t old_id, int64_t new_id, const std::string& who);
-  Result<store::ExcerptRecord> Revive(int64_t id, const std::string& who);
-  Result<store::ExcerptRecord> Archive(int64_t id, const std::string& who);
-  Result<store::ExcerptRecord> SetPinned(int64_t id, bool pinned, const std::string& who);
+  Result<store::ExcerptRecord> Supersede(int64_t old_id, int64_t new_id, Author who);
+  Result<store::ExcerptRecord> Revive(int64_t id, Author who);
+  Result<store::ExcerptRecord> Archive(int64_t id, Author who);
+  Result<store::ExcerptRecord> SetPinned(int64_t id, bool pinned, Author who);
   // Removes the row and its vector; the history keeps the whole row.
-  Status Delete(int64_t id, const std::string& who);
+  Status Delete(int64_t id, Author who);
   // The extractor met the same fact again: seen_count + `times`, confidence
   // the higher of the two.
-  Result<store::ExcerptRecord> SeenAgain(int64_t id, double confidence, const std::string& who, int64_t times = 1);
+  Result<store::ExcerptRecord> SeenAgain(int64_t id, double confidence, Author who, int64_t times = 1);
   // `duplicate` says what `kept` says: it is superseded by `kept` (action
   // "merge", undone by Revive) and `kept` counts its sightings. The rules of
   // Supersede apply to `duplicate`.
-  Result<store::ExcerptRecord> MergeInto(int64_t duplicate_id, int64_t kept_id, const std::string& who);
+  Result<store::ExcerptRecord> MergeInto(int64_t duplicate_id, int64_t kept_id, Author who);
   Result<std::vector<store::HistoryRecord>> History(int64_t id);
 
   // Finds and checks the quote of `item` (see NewExcerpt).
@@ -140,18 +140,18 @@ class Excerpts {
     std::string content;
     CheckedQuote quote;
   };
-  Result<store::ExcerptRecord> CreateChecked(const Draft& draft, const std::string& who);
+  Result<store::ExcerptRecord> CreateChecked(const Draft& draft, Author who);
 
  private:
   // Loads the row, applies `change`, and writes it with a history row of
   // the fields that changed, in one transaction; then updates the indexes.
   template <typename F>
-  Result<store::ExcerptRecord> Change(int64_t id, const std::string& who, const std::string& action, F&& change);
+  Result<store::ExcerptRecord> Change(int64_t id, Author who, const std::string& action, F&& change);
   // Supersede, written in the history as `action`.
-  Result<store::ExcerptRecord> SupersedeAs(int64_t old_id, int64_t new_id, const std::string& who,
+  Result<store::ExcerptRecord> SupersedeAs(int64_t old_id, int64_t new_id, Author who,
                                            const std::string& action);
   Result<store::ExcerptRecord> Store(store::Database& db, const store::ExcerptRecord& before,
-                                     store::ExcerptRecord after, const std::string& who, const std::string& action);
+                                     store::ExcerptRecord after, Author who, const std::string& action);
   // After a commit: the index entry (and the vector when the text changed).
   void Publish(const store::ExcerptRecord& e, bool text_changed);
   Result<int64_t> SaidAt(store::Database& db, int64_t message_id);

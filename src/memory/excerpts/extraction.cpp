@@ -225,12 +225,12 @@ class Run {
       b.end_seq = end_seq;
       b.content_hash = hash;
       b.attempts += 1;
-      b.status = b.attempts >= kMaxBatchAttempts ? "failed" : "pending";
+      b.status = b.attempts >= kMaxBatchAttempts ? store::BatchStatus::kFailed : store::BatchStatus::kPending;
       b.error = "the model's reply had no {\"items\": [...]} object, also for half the batch";
       b.updated_at = clock_.Now();
       CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) { return store::ExcerptRepo(db).PutBatch(b); }));
       const std::string where = fmt::format("conversation \"{}\" messages from seq {}", conv.external_id, first_seq);
-      if (b.status == "failed") {
+      if (b.status == store::BatchStatus::kFailed) {
         ++outcome_.batches_skipped;
         outcome_.errors.push_back(fmt::format("{}: failed {} runs, marked failed and skipped: {}", where, b.attempts, b.error));
         return std::optional<int64_t>(end_seq);
@@ -244,7 +244,7 @@ class Run {
     b.end_seq = batch.back().message->seq + 1;
     b.content_hash = HashOf(request);
     b.attempts += 1;
-    b.status = "ok";
+    b.status = store::BatchStatus::kOk;
     b.error.clear();
     b.items = kept;
     b.updated_at = clock_.Now();
@@ -339,7 +339,7 @@ class Run {
     CILIA_ASSIGN_OR_RETURN(k.compare, ns_.store().Read([&](store::Database& db) {
       return store::ExcerptRepo(db).GetMany(ids);
     }));
-    std::erase_if(k.compare, [](const store::ExcerptRecord& e) { return e.status != "active"; });
+    std::erase_if(k.compare, [](const store::ExcerptRecord& e) { return e.status != ExcerptStatus::kActive; });
     const std::string key = ExcerptContentKey(k.draft.content);
     for (const auto& e : k.compare) {
       if (ExcerptContentKey(e.content) == key || (e.source.message_id == k.draft.quote.source.message_id &&
@@ -412,7 +412,7 @@ class Run {
     };
     switch (k.relation) {
       case Kept::Relation::kSame:
-        CILIA_RETURN_IF_ERROR(excerpts.SeenAgain(k.targets.front(), k.draft.confidence, kByExtractor).status());
+        CILIA_RETURN_IF_ERROR(excerpts.SeenAgain(k.targets.front(), k.draft.confidence, Author::kExtractor).status());
         ++outcome_.items_seen;
         return Status::Ok();
       case Kept::Relation::kUnjudged:
@@ -421,12 +421,12 @@ class Run {
         if (k.draft.confidence < x_.review_threshold) return queue("low_confidence", k.targets.front());
         for (int64_t target : k.targets) {
           auto old = std::find_if(k.compare.begin(), k.compare.end(), [&](const auto& e) { return e.id == target; });
-          if (old->pinned || old->author != kByExtractor) return queue("protected_target", target);
+          if (old->pinned || old->author != Author::kExtractor) return queue("protected_target", target);
         }
-        CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord created, excerpts.CreateChecked(k.draft, kByExtractor));
+        CILIA_ASSIGN_OR_RETURN(store::ExcerptRecord created, excerpts.CreateChecked(k.draft, Author::kExtractor));
         ++outcome_.items_added;
         for (int64_t target : k.targets) {
-          auto superseded = excerpts.Supersede(target, created.id, kByExtractor);
+          auto superseded = excerpts.Supersede(target, created.id, Author::kExtractor);
           if (superseded.ok()) ++outcome_.items_superseded;
           else if (superseded.status().code() != Code::kConflict) return superseded.status();
         }
@@ -434,7 +434,7 @@ class Run {
       }
       case Kept::Relation::kNew:
         if (k.draft.confidence < x_.review_threshold) return queue("low_confidence", std::nullopt);
-        CILIA_RETURN_IF_ERROR(excerpts.CreateChecked(k.draft, kByExtractor).status());
+        CILIA_RETURN_IF_ERROR(excerpts.CreateChecked(k.draft, Author::kExtractor).status());
         ++outcome_.items_added;
         return Status::Ok();
     }

@@ -28,7 +28,7 @@ bool IsInOwnWords(const json& body) {
   return body.is_object() && (!body.contains("quote") || body["quote"].is_null());
 }
 
-Result<Excerpts::Upserted> UpsertInOwnWords(Namespace& ns, const json& body, const std::string& who,
+Result<Excerpts::Upserted> UpsertInOwnWords(Namespace& ns, const json& body, Author who,
                                              const NoteWriter& writer) {
   if (!body.is_object()) return Status::InvalidArgument("body: must be a JSON object");
   for (const char* field : {"conversation_id", "message_id"}) {
@@ -59,7 +59,7 @@ Result<Excerpts::Upserted> UpsertInOwnWords(Namespace& ns, const json& body, con
   note.title = "Notes";
   note.source = writer.source;
   note.messages.push_back(
-      {note_id, who == kByOwner ? "user" : "assistant", writer.speaker, json(text), ns.clock().Now()});
+      {note_id, who == Author::kOwner ? "user" : "assistant", writer.speaker, json(text), ns.clock().Now()});
   CILIA_RETURN_IF_ERROR(ingest::ValidateIngestConversation(note));
   CILIA_ASSIGN_OR_RETURN(IngestOutcome stored, Archive(ns).StoreAndIndex(note));
   Result<Excerpts::Upserted> upserted = Excerpts(ns).Upsert(item, who);

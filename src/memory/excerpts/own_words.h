@@ -34,7 +34,7 @@ struct NoteWriter {
 // ParseNewExcerpt; conversation_id and message_id belong to a quote and are
 // refused here. When the upsert is refused, a message it alone stored is
 // forgotten again: a refused write leaves nothing behind.
-Result<Excerpts::Upserted> UpsertInOwnWords(Namespace& ns, const nlohmann::json& body, const std::string& who,
+Result<Excerpts::Upserted> UpsertInOwnWords(Namespace& ns, const nlohmann::json& body, Author who,
                                              const NoteWriter& writer);
 
 }  // namespace cilia::memory

@@ -74,8 +74,8 @@ Result<json> BootPack(Namespace& ns, UnixMs now) {
     store::DigestRepo digests(db);
     CILIA_ASSIGN_OR_RETURN(auto digest, digests.LatestDigest());
     CILIA_ASSIGN_OR_RETURN(auto yesterday, digests.GetLog(AddDays(today, -1).ToString()));
-    CILIA_ASSIGN_OR_RETURN(auto week, digests.LatestRollup("week"));
-    CILIA_ASSIGN_OR_RETURN(auto month, digests.LatestRollup("month"));
+    CILIA_ASSIGN_OR_RETURN(auto week, digests.LatestRollup(store::RollupKind::kWeek));
+    CILIA_ASSIGN_OR_RETURN(auto month, digests.LatestRollup(store::RollupKind::kMonth));
     CILIA_ASSIGN_OR_RETURN(auto precious, store::PreciousRepo(db).List());
     CILIA_ASSIGN_OR_RETURN(auto glossary, store::GlossaryRepo(db).List());
     CILIA_ASSIGN_OR_RETURN(auto profile, store::ProfileRepo(db).List());

@@ -111,7 +111,7 @@ Result<std::vector<RecallResult>> RecallExcerpts(Namespace& ns, const ExcerptQue
         gone.push_back(h.id);
         continue;
       }
-      if (e->status != "active") continue;
+      if (e->status != store::ExcerptStatus::kActive) continue;
       if (q.exact && !index::ContainsForMatch(e->content, q.query) && !index::ContainsForMatch(e->quote, q.query)) continue;
       CILIA_ASSIGN_OR_RETURN(auto m, messages.GetMessage(e->source.message_id));
       CILIA_ASSIGN_OR_RETURN(auto conv, messages.GetConversation(e->source.conversation_id));

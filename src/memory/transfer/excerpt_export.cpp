@@ -39,6 +39,21 @@ class Reader {
     if (!line_.contains(field) || line_.at(field).is_null()) return std::nullopt;
     return Get<T>(field);
   }
+  // One of the store's closed sets of values (store/record_values.h).
+  template <store::RecordValue E>
+  E Value(const char* field) {
+    const std::string text = Get<std::string>(field);
+    if (!status_.ok()) return E{};
+    auto parsed = store::Parse<E>(text, field);
+    if (!parsed.ok()) status_ = parsed.status().With(fmt::format("line {}", line_no_));
+    return parsed.ok() ? *parsed : E{};
+  }
+  // The same, or none for "".
+  template <store::RecordValue E>
+  std::optional<E> ValueOrEmpty(const char* field) {
+    if (line_.contains(field) && line_.at(field) == "") return std::nullopt;
+    return Value<E>(field);
+  }
   const Status& status() const { return status_; }
 
  private:
@@ -81,7 +96,7 @@ Status ExportExcerpts(store::Database& db, const std::function<std::string(int64
                 {"conversation_id", conversation_of(c.source.conversation_id)}, {"message", c.source.message_id},
                 {"span", {c.source.span_start, c.source.span_end}}, {"kind", c.type}, {"fact_key", OrNull(c.fact_key)},
                 {"confidence", c.confidence}, {"date", c.date}, {"reason", c.reason}, {"target_id", OrNull(c.target_id)},
-                {"status", c.status}, {"result_id", OrNull(c.result_id)}, {"decided_by", c.decided_by},
+                {"status", c.status}, {"result_id", OrNull(c.result_id)}, {"decided_by", store::NameOrEmpty(c.decided_by)},
                 {"created_at", c.created_at}, {"updated_at", c.updated_at}}
                .dump()
         << '\n';
@@ -192,9 +207,9 @@ Result<ExcerptImportSummary> ImportExcerpts(store::Database& db, const ExcerptDu
     e.importance = r.Get<double>("importance");
     e.valid_from = r.Optional<int64_t>("valid_from");
     e.valid_to = r.Optional<int64_t>("valid_to");
-    e.status = r.Get<std::string>("status");
+    e.status = r.Value<store::ExcerptStatus>("status");
     e.pinned = r.Get<bool>("pinned");
-    e.author = r.Get<std::string>("author");
+    e.author = r.Value<store::Author>("author");
     e.seen_count = r.Get<int64_t>("seen_count");
     e.access_count = r.Get<int64_t>("access_count");
     e.last_recalled = r.Optional<int64_t>("last_recalled");
@@ -234,7 +249,7 @@ Result<ExcerptImportSummary> ImportExcerpts(store::Database& db, const ExcerptDu
       if (!keep_ids) continue;
       excerpt = r.Get<int64_t>("excerpt_id");
     }
-    store::HistoryRecord h{keep_ids ? dumped : 0, *excerpt, r.Get<int64_t>("at"), r.Get<std::string>("who"),
+    store::HistoryRecord h{keep_ids ? dumped : 0, *excerpt, r.Get<int64_t>("at"), r.Value<store::Author>("who"),
                            r.Get<std::string>("action"), r.Optional<std::string>("old"), r.Optional<std::string>("new")};
     CILIA_RETURN_IF_ERROR(r.status().With("history " + std::to_string(dumped)));
     CILIA_RETURN_IF_ERROR(repo.AddHistory(h));
@@ -255,9 +270,9 @@ Result<ExcerptImportSummary> ImportExcerpts(store::Database& db, const ExcerptDu
     c.date = r.Get<std::string>("date");
     c.reason = r.Get<std::string>("reason");
     c.target_id = mapped(r.Optional<int64_t>("target_id"));
-    c.status = r.Get<std::string>("status");
+    c.status = r.Value<store::CandidateStatus>("status");
     c.result_id = mapped(r.Optional<int64_t>("result_id"));
-    c.decided_by = r.Get<std::string>("decided_by");
+    c.decided_by = r.ValueOrEmpty<store::Author>("decided_by");
     c.created_at = r.Get<int64_t>("created_at");
     c.updated_at = r.Get<int64_t>("updated_at");
     CILIA_RETURN_IF_ERROR(r.status().With("candidate " + std::to_string(dumped)));
@@ -287,7 +302,7 @@ Result<ExcerptImportSummary> ImportExcerpts(store::Database& db, const ExcerptDu
       store::ExtractionBatch b{r.Get<int64_t>("id"),          at->first,
                                r.Get<int64_t>("first_seq"),   r.Get<int64_t>("end_seq"),
                                r.Get<std::string>("content_hash"), r.Get<int64_t>("attempts"),
-                               r.Get<std::string>("status"),  r.Get<std::string>("error"),
+                               r.Value<store::BatchStatus>("status"), r.Get<std::string>("error"),
                                r.Get<int64_t>("items"),       r.Get<int64_t>("created_at"),
                                r.Get<int64_t>("updated_at")};
       CILIA_RETURN_IF_ERROR(r.status());

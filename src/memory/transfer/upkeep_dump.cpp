@@ -67,11 +67,13 @@ Status ParseUpkeepRecord(const json& line, int line_no, UpkeepDump& dump) {
     CILIA_ASSIGN_OR_RETURN(p.content, str("content"));
     CILIA_ASSIGN_OR_RETURN(p.conversation_id, str("conversation_id"));
     CILIA_ASSIGN_OR_RETURN(p.message_ids, strings("message_ids"));
-    CILIA_ASSIGN_OR_RETURN(p.author, str("author"));
+    CILIA_ASSIGN_OR_RETURN(const std::string author, str("author"));
     CILIA_ASSIGN_OR_RETURN(p.created_at, num("created_at"));
-    if (p.author != "owner" && p.author != "agent") {
+    auto parsed = store::Parse<store::Author>(author, "author");
+    if (!parsed.ok() || *parsed == store::Author::kExtractor) {
       return Status::InvalidArgument(fmt::format("line {}: author: \"owner\" or \"agent\"", line_no));
     }
+    p.author = *parsed;
     dump.precious.push_back(std::move(p));
   } else if (type == "daily_log") {
     store::DailyLog log;
@@ -100,7 +102,7 @@ Status ParseUpkeepRecord(const json& line, int line_no, UpkeepDump& dump) {
     dump.digests.push_back(std::move(d));
   } else if (type == "rollup") {
     store::Rollup r;
-    CILIA_ASSIGN_OR_RETURN(r.kind, str("kind"));
+    CILIA_ASSIGN_OR_RETURN(const std::string kind, str("kind"));
     CILIA_ASSIGN_OR_RETURN(r.period, str("period"));
     CILIA_ASSIGN_OR_RETURN(r.first_day, str("first_day"));
     CILIA_ASSIGN_OR_RETURN(r.last_day, str("last_day"));
@@ -108,9 +110,9 @@ Status ParseUpkeepRecord(const json& line, int line_no, UpkeepDump& dump) {
     CILIA_ASSIGN_OR_RETURN(r.source_days, strings("source_days"));
     CILIA_ASSIGN_OR_RETURN(r.model, str("model"));
     CILIA_ASSIGN_OR_RETURN(r.created_at, num("created_at"));
-    if (r.kind != "week" && r.kind != "month") {
-      return Status::InvalidArgument(fmt::format("line {}: kind: \"week\" or \"month\"", line_no));
-    }
+    auto parsed = store::Parse<store::RollupKind>(kind, "kind");
+    if (!parsed.ok()) return parsed.status().With(fmt::format("line {}", line_no));
+    r.kind = *parsed;
     dump.rollups.push_back(std::move(r));
   } else {
     return Status::InvalidArgument(fmt::format("line {}: unknown record type \"{}\"", line_no, type));

@@ -167,19 +167,20 @@ Result<store::DailyLog> ParseDayLog(const json& answer, const std::vector<store:
 }
 
 struct Period {
-  std::string kind, label;
+  store::RollupKind kind;
+  std::string label;
   CivilDate first, last;
-  std::string item() const { return kind + ":" + label; }
+  std::string item() const { return fmt::format("{}:{}", kind, label); }
 };
 
 Period WeekOf(CivilDate day) {
   const CivilDate monday = AddDays(day, 1 - Weekday(day));
-  return {"week", IsoWeekLabel(day), monday, AddDays(monday, 6)};
+  return {store::RollupKind::kWeek, IsoWeekLabel(day), monday, AddDays(monday, 6)};
 }
 
 Period MonthOf(CivilDate day) {
   const CivilDate first{day.year, day.month, 1};
-  return {"month", fmt::format("{:04}-{:02}", day.year, day.month), first,
+  return {store::RollupKind::kMonth, fmt::format("{:04}-{:02}", day.year, day.month), first,
           CivilDate{day.year, day.month, DaysInMonth(day.year, day.month)}};
 }
 
@@ -291,9 +292,9 @@ class Nightly {
     bool wrote = false, prefix_settled = true;
     int processed = 0;
     for (CivilDate day = first; day <= last && processed < kMaxNightlyDaysPerRun; day = AddDays(day, 1), ++processed) {
-      CILIA_ASSIGN_OR_RETURN(std::string status, LogDay(day, &wrote));
+      CILIA_ASSIGN_OR_RETURN(store::NightlyStatus status, LogDay(day, &wrote));
       if (!out_.upstream_error.empty()) break;
-      if (status == "pending") prefix_settled = false;
+      if (status == store::NightlyStatus::kPending) prefix_settled = false;
       if (prefix_settled) {
         CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) {
           return store::DigestRepo(db).PutState(kDaysThrough, day.ToString());
@@ -303,24 +304,24 @@ class Nightly {
     return wrote;
   }
 
-  // The day's item status after trying it: ok, empty, pending or failed.
-  Result<std::string> LogDay(CivilDate day, bool* wrote) {
+  // The day's item status after trying it.
+  Result<store::NightlyStatus> LogDay(CivilDate day, bool* wrote) {
     const std::string label = day.ToString();
     const std::string item_name = "day:" + label;
     CILIA_ASSIGN_OR_RETURN(auto item, ns_.store().Read([&](store::Database& db) -> Result<std::optional<store::NightlyItem>> {
       store::DigestRepo repo(db);
       CILIA_ASSIGN_OR_RETURN(auto log, repo.GetLog(label));
-      if (log) return std::optional<store::NightlyItem>(store::NightlyItem{item_name, "ok", 0, "", 0});
+      if (log) return std::optional<store::NightlyItem>(store::NightlyItem{item_name, store::NightlyStatus::kOk, 0, "", 0});
       return repo.GetItem(item_name);
     }));
-    if (item && item->status != "pending") return item->status;
+    if (item && item->status != store::NightlyStatus::kPending) return item->status;
     const UnixMs begin = ns_.tz().StartOfDay(day), end = ns_.tz().StartOfDay(AddDays(day, 1));
     CILIA_ASSIGN_OR_RETURN(auto messages, ns_.store().Read([&](store::Database& db) {
       return store::DigestRepo(db).MessagesBetween(begin, end);
     }));
     if (messages.empty()) {
       ++out_.days_empty;
-      return Settle(item_name, "empty", 0, "");
+      return Settle(item_name, store::NightlyStatus::kEmpty, 0, "");
     }
     size_t shown = 0;
     const std::string transcript = DayTranscript(messages, ns_.tz(), &shown);
@@ -332,7 +333,7 @@ class Nightly {
     if (!log.ok()) return Failed(item_name, attempts, log.status());
     if (log->entries.empty()) {
       ++out_.days_empty;
-      return Settle(item_name, "empty", attempts, "");
+      return Settle(item_name, store::NightlyStatus::kEmpty, attempts, "");
     }
     log->day = label;
     log->messages = static_cast<int64_t>(messages.size());
@@ -341,10 +342,10 @@ class Nightly {
     CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) { return store::DigestRepo(db).PutLog(*log); }));
     out_.days_logged.push_back(label);
     *wrote = true;
-    return Settle(item_name, "ok", attempts, "");
+    return Settle(item_name, store::NightlyStatus::kOk, attempts, "");
   }
 
-  Result<std::string> Settle(const std::string& item, const std::string& status, int attempts, const std::string& error) {
+  Result<store::NightlyStatus> Settle(const std::string& item, store::NightlyStatus status, int attempts, const std::string& error) {
     CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) {
       return store::DigestRepo(db).PutItem({item, status, attempts, error, now_});
     }));
@@ -353,22 +354,20 @@ class Nightly {
 
   // Records a failed attempt: pending while attempts remain, else failed.
   // An upstream that could not be reached counts against nothing.
-  Result<std::string> Failed(const std::string& item, int attempts, const Status& error) {
+  Result<store::NightlyStatus> Failed(const std::string& item, int attempts, const Status& error) {
     if (llm::IsUpstreamFailure(error)) {
       out_.upstream_error = error.message();
-      return std::string("pending");
+      return store::NightlyStatus::kPending;
     }
     const bool last = attempts >= kMaxNightlyAttempts;
     out_.errors.push_back(fmt::format("{}: {}", item, error.message()));
     (last ? out_.skipped : out_.retried).push_back(item);
-    return Settle(item, last ? "failed" : "pending", attempts, error.message());
+    return Settle(item, last ? store::NightlyStatus::kFailed : store::NightlyStatus::kPending, attempts, error.message());
   }
 
   // A new digest revision when logs exist that the current one has not read.
   Result<bool> ReviseDigest() {
-    CILIA_ASSIGN_OR_RETURN(auto digest, ns_.store().Read([](store::Database& db) {
-      return store::DigestRepo(db).LatestDigest();
-    }));
+    CILIA_ASSIGN_OR_RETURN(auto digest, LatestDigest(ns_));
     const std::string after = digest ? AddDays(*ParseDate(digest->through_day), 1).ToString() : "";
     CILIA_ASSIGN_OR_RETURN(auto logs, ns_.store().Read([&](store::Database& db) {
       return store::DigestRepo(db).Logs(after, "");
@@ -425,17 +424,17 @@ class Nightly {
     CILIA_ASSIGN_OR_RETURN(auto known, ns_.store().Read([&](store::Database& db) -> Result<std::optional<store::NightlyItem>> {
       store::DigestRepo repo(db);
       CILIA_ASSIGN_OR_RETURN(auto rollup, repo.GetRollup(period.kind, period.label));
-      if (rollup) return std::optional<store::NightlyItem>(store::NightlyItem{period.item(), "ok", 0, "", 0});
+      if (rollup) return std::optional<store::NightlyItem>(store::NightlyItem{period.item(), store::NightlyStatus::kOk, 0, "", 0});
       return repo.GetItem(period.item());
     }));
-    if (known && known->status != "pending") return false;
+    if (known && known->status != store::NightlyStatus::kPending) return false;
     CILIA_ASSIGN_OR_RETURN(auto logs, ns_.store().Read([&](store::Database& db) {
       return store::DigestRepo(db).Logs(period.first.ToString(), period.last.ToString());
     }));
-    const bool week = period.kind == "week";
+    const bool week = period.kind == store::RollupKind::kWeek;
     const size_t chars = week ? kWeekChars : kMonthChars;
     const std::string instructions =
-        fmt::format(kRollupInstructions, fmt::arg("period", week ? "week" : "month"),
+        fmt::format(kRollupInstructions, fmt::arg("period", period.kind),
                     fmt::arg("kind", week ? "weekly" : "monthly"), fmt::arg("chars", chars));
     auto text = model_.AskText(instructions, "<logs>\n" + LogsText(logs, kLogCharsInRollup) + "</logs>", "summary", chars);
     const int attempts = (known ? known->attempts : 0) + 1;
@@ -448,7 +447,7 @@ class Nightly {
     for (const store::DailyLog& log : logs) rollup.source_days.push_back(log.day);
     CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) { return store::DigestRepo(db).PutRollup(rollup); }));
     out_.rollups.push_back(period.item());
-    CILIA_RETURN_IF_ERROR(Settle(period.item(), "ok", attempts, "").status());
+    CILIA_RETURN_IF_ERROR(Settle(period.item(), store::NightlyStatus::kOk, attempts, "").status());
     return true;
   }
 
@@ -484,6 +483,14 @@ Result<NightlyOutcome> RunNightly(Namespace& ns, const Config& config, const Clo
   Model model(std::move(route), outcome);
   CILIA_RETURN_IF_ERROR(Nightly(ns, config, clock, model, outcome).Run());
   return outcome;
+}
+
+Result<std::optional<store::Digest>> LatestDigest(Namespace& ns) {
+  return ns.store().Read([](store::Database& db) { return store::DigestRepo(db).LatestDigest(); });
+}
+
+Result<std::optional<store::DailyLog>> DailyLogOf(Namespace& ns, const std::string& day) {
+  return ns.store().Read([&](store::Database& db) { return store::DigestRepo(db).GetLog(day); });
 }
 
 std::string DailyPack(Namespace& ns, UnixMs now) {

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "core/config.h"
 #include "core/status.h"
 #include "memory/namespace.h"
+#include "store/digest_repo.h"
 
 namespace cilia::memory {
 
@@ -58,6 +60,11 @@ struct NightlyOutcome {
 
 // One nightly run over the namespace, as of clock.Now().
 Result<NightlyOutcome> RunNightly(Namespace& ns, const Config& config, const Clock& clock);
+
+// The newest revision of the running digest, and one local day's log
+// ("YYYY-MM-DD"), as the MCP tools read them.
+Result<std::optional<store::Digest>> LatestDigest(Namespace& ns);
+Result<std::optional<store::DailyLog>> DailyLogOf(Namespace& ns, const std::string& day);
 
 // The BP2 block for the local day of `now`: the running digest and the most
 // recent daily log before that day (normally yesterday's), or "" when there

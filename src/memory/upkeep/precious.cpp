@@ -33,7 +33,7 @@ Result<store::MessageRecord> FindMessage(store::MessageRepo& repo, const store::
 
 Result<store::PreciousPassage> Pin(Namespace& ns, const PinRequest& request, UnixMs now) {
   if (request.message_ids.empty()) return Status::InvalidArgument("message_ids: cite at least one message");
-  if (request.author != "owner" && request.author != "agent") {
+  if (request.author == store::Author::kExtractor) {
     return Status::InvalidArgument("author: \"owner\" or \"agent\"");
   }
   if (size_t bad = 0; !text::IsValidUtf8(request.content, &bad)) {

@@ -16,7 +16,7 @@ struct PinRequest {
   std::string conversation_id;           // external id
   std::vector<std::string> message_ids;  // public ids, in the conversation's order or not
   std::string content;                   // "": the cited messages' texts, joined by blank lines
-  std::string author = "owner";          // owner or agent
+  store::Author author = store::Author::kOwner;  // the owner or an agent
 };
 
 // Checks and stores the passage. NotFound for a conversation or message that

@@ -42,7 +42,7 @@ class CandidateRoutesTest : public ::testing::Test {
     *id = memory::CandidatePublicId(c->id);
   }
   // An excerpt of u1 written by `who` (use with ASSERT_NO_FATAL_FAILURE).
-  void Excerpt(const std::string& who, int64_t* id = nullptr) {
+  void Excerpt(memory::Author who, int64_t* id = nullptr) {
     memory::NewExcerpt item;
     item.content = "Lena lives in Chengdu.";
     item.quote = "I live in Chengdu";
@@ -79,7 +79,7 @@ TEST_F(CandidateRoutesTest, ListingShowsPendingCandidatesWithTheirEvidence) {
 }
 
 TEST_F(CandidateRoutesTest, ApproveSupersedesTheHolderAndTheMemoryAppears) {
-  ASSERT_NO_FATAL_FAILURE(Excerpt(memory::kByExtractor));
+  ASSERT_NO_FATAL_FAILURE(Excerpt(memory::Author::kExtractor));
   std::string id;
   ASSERT_NO_FATAL_FAILURE(Queue(&id));
   auto r = Post("/v1/candidates/" + id + "/approve", json::object(), server_.writer);
@@ -95,7 +95,7 @@ TEST_F(CandidateRoutesTest, ApproveSupersedesTheHolderAndTheMemoryAppears) {
 
 TEST_F(CandidateRoutesTest, ApprovingOverTheOwnersExcerptIs409WithAReason) {
   int64_t owners = 0;
-  ASSERT_NO_FATAL_FAILURE(Excerpt(memory::kByOwner, &owners));
+  ASSERT_NO_FATAL_FAILURE(Excerpt(memory::Author::kOwner, &owners));
   std::string id;
   ASSERT_NO_FATAL_FAILURE(Queue(&id, owners));
   auto r = Post("/v1/candidates/" + id + "/approve", json::object(), server_.admin);
@@ -106,7 +106,7 @@ TEST_F(CandidateRoutesTest, ApprovingOverTheOwnersExcerptIs409WithAReason) {
 }
 
 TEST_F(CandidateRoutesTest, MergeNeedsATargetAndDiscardCloses) {
-  ASSERT_NO_FATAL_FAILURE(Excerpt(memory::kByExtractor));
+  ASSERT_NO_FATAL_FAILURE(Excerpt(memory::Author::kExtractor));
   std::string id;
   ASSERT_NO_FATAL_FAILURE(Queue(&id));
   EXPECT_EQ(Post("/v1/candidates/" + id + "/merge", json::object(), server_.writer)->status, 400);

@@ -163,7 +163,9 @@ TEST_F(ExcerptRoutesTest, PagesComeNewestFirstWithACursor) {
   EXPECT_EQ(second["memories"][0]["id"], "x_1");
   EXPECT_TRUE(second["next_cursor"].is_null());
   EXPECT_EQ(Get("/v1/memories?cursor=abc", server_.reader)->status, 400);
-  EXPECT_EQ(Get("/v1/memories?status=gone", server_.reader)->status, 400);
+  auto gone = Get("/v1/memories?status=gone", server_.reader);
+  EXPECT_EQ(gone->status, 400);
+  EXPECT_EQ(json::parse(gone->body)["error"]["message"], "status: \"gone\" is not one of active, superseded, archived, all");
 }
 
 TEST_F(ExcerptRoutesTest, ScopesAreChecked) {

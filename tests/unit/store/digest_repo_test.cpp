@@ -31,11 +31,11 @@ TEST_F(DigestRepoTest, TheNewestDigestIsCurrentAndRollupsAreByPeriod) {
   ASSERT_TRUE(repo.AddDigest({0, "2026-05-28", "new", "m", 2}).ok());
   EXPECT_EQ((*repo.LatestDigest())->text, "new");
   EXPECT_EQ(repo.AllDigests()->size(), 2u);
-  ASSERT_TRUE(repo.PutRollup({"week", "2026-W21", "2026-05-18", "2026-05-24", "w", {"2026-05-19"}, "m", 3}).ok());
-  ASSERT_TRUE(repo.PutRollup({"week", "2026-W22", "2026-05-25", "2026-05-31", "w2", {}, "m", 4}).ok());
-  EXPECT_EQ((*repo.LatestRollup("week"))->period, "2026-W22");
-  EXPECT_THAT((*repo.GetRollup("week", "2026-W21"))->source_days, ElementsAre("2026-05-19"));
-  EXPECT_FALSE(repo.LatestRollup("month")->has_value());
+  ASSERT_TRUE(repo.PutRollup({RollupKind::kWeek, "2026-W21", "2026-05-18", "2026-05-24", "w", {"2026-05-19"}, "m", 3}).ok());
+  ASSERT_TRUE(repo.PutRollup({RollupKind::kWeek, "2026-W22", "2026-05-25", "2026-05-31", "w2", {}, "m", 4}).ok());
+  EXPECT_EQ((*repo.LatestRollup(RollupKind::kWeek))->period, "2026-W22");
+  EXPECT_THAT((*repo.GetRollup(RollupKind::kWeek, "2026-W21"))->source_days, ElementsAre("2026-05-19"));
+  EXPECT_FALSE(repo.LatestRollup(RollupKind::kMonth)->has_value());
 }
 
 TEST_F(DigestRepoTest, AForgetTakesTheLogsCitingTheMessageAndWhatWasMadeFromThem) {
@@ -44,13 +44,13 @@ TEST_F(DigestRepoTest, AForgetTakesTheLogsCitingTheMessageAndWhatWasMadeFromThem
   ASSERT_TRUE(repo.PutLog({"2026-05-27", "t", {{"she said it", {{"c", "m_2"}, {"c", "m_3"}}}}, 2, "m", 1, 1}).ok());
   ASSERT_TRUE(repo.PutLog({"2026-05-28", "t", {{"later", {{"other", "m_2"}}}}, 1, "m", 1, 1}).ok());
   for (const char* day : {"2026-05-26", "2026-05-27", "2026-05-28"}) {
-    ASSERT_TRUE(repo.PutItem({std::string("day:") + day, "ok", 1, "", 1}).ok());
+    ASSERT_TRUE(repo.PutItem({std::string("day:") + day, NightlyStatus::kOk, 1, "", 1}).ok());
   }
   ASSERT_TRUE(repo.AddDigest({0, "2026-05-26", "before", "m", 1}).ok());
   ASSERT_TRUE(repo.AddDigest({0, "2026-05-27", "read it", "m", 2}).ok());
   ASSERT_TRUE(repo.AddDigest({0, "2026-05-28", "carried it on", "m", 3}).ok());
-  ASSERT_TRUE(repo.PutRollup({"week", "2026-W22", "2026-05-25", "2026-05-31", "w", {"2026-05-26", "2026-05-27"}, "m", 4}).ok());
-  ASSERT_TRUE(repo.PutRollup({"week", "2026-W21", "2026-05-18", "2026-05-24", "w", {"2026-05-19"}, "m", 4}).ok());
+  ASSERT_TRUE(repo.PutRollup({RollupKind::kWeek, "2026-W22", "2026-05-25", "2026-05-31", "w", {"2026-05-26", "2026-05-27"}, "m", 4}).ok());
+  ASSERT_TRUE(repo.PutRollup({RollupKind::kWeek, "2026-W21", "2026-05-18", "2026-05-24", "w", {"2026-05-19"}, "m", 4}).ok());
   ASSERT_TRUE(repo.PutPack("2026-05-27", "p", 1, true).ok());
   ASSERT_TRUE(repo.PutPack("2026-05-28", "p", 1, true).ok());
 
@@ -60,13 +60,13 @@ TEST_F(DigestRepoTest, AForgetTakesTheLogsCitingTheMessageAndWhatWasMadeFromThem
   EXPECT_FALSE(repo.GetLog("2026-05-27")->has_value());
   EXPECT_TRUE(repo.GetLog("2026-05-26")->has_value());
   EXPECT_TRUE(repo.GetLog("2026-05-28")->has_value()) << "m_2 of another conversation";
-  EXPECT_EQ((*repo.GetItem("day:2026-05-27"))->status, "pending");
-  EXPECT_EQ((*repo.GetItem("day:2026-05-26"))->status, "ok");
+  EXPECT_EQ((*repo.GetItem("day:2026-05-27"))->status, NightlyStatus::kPending);
+  EXPECT_EQ((*repo.GetItem("day:2026-05-26"))->status, NightlyStatus::kOk);
   EXPECT_THAT(*repo.PendingDays(), ElementsAre("2026-05-27"));
   EXPECT_EQ((*repo.LatestDigest())->text, "before");
-  EXPECT_FALSE(repo.GetRollup("week", "2026-W22")->has_value());
-  EXPECT_EQ((*repo.GetItem("week:2026-W22"))->status, "pending");
-  EXPECT_TRUE(repo.GetRollup("week", "2026-W21")->has_value());
+  EXPECT_FALSE(repo.GetRollup(RollupKind::kWeek, "2026-W22")->has_value());
+  EXPECT_EQ((*repo.GetItem("week:2026-W22"))->status, NightlyStatus::kPending);
+  EXPECT_TRUE(repo.GetRollup(RollupKind::kWeek, "2026-W21")->has_value());
   EXPECT_TRUE(repo.GetPack("2026-05-27")->has_value()) << "shows the day before";
   EXPECT_FALSE(repo.GetPack("2026-05-28")->has_value());
 
@@ -77,7 +77,7 @@ TEST_F(DigestRepoTest, AForgetTakesTheLogsCitingTheMessageAndWhatWasMadeFromThem
 
 TEST_F(DigestRepoTest, ItemsStatePacksAndTheDaysMessages) {
   DigestRepo repo(db());
-  ASSERT_TRUE(repo.PutItem({"day:2026-05-27", "failed", 3, "bad", 9}).ok());
+  ASSERT_TRUE(repo.PutItem({"day:2026-05-27", NightlyStatus::kFailed, 3, "bad", 9}).ok());
   EXPECT_EQ(repo.FailedItems(10)->size(), 1u);
   ASSERT_TRUE(repo.PutState("days_through", "2026-05-27").ok());
   EXPECT_EQ(*repo.GetState("days_through"), "2026-05-27");

@@ -56,14 +56,14 @@ TEST_F(ExcerptRepoTest, RowsRoundTripEveryField) {
   ExcerptRecord e = Sample(0, "她住在成都");
   e.valid_from = 7;
   e.pinned = true;
-  e.author = "owner";
+  e.author = Author::kOwner;
   e.last_recalled = 9;
   ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.Insert(e); }).ok());
   EXPECT_EQ(e.id, 1);
   auto back = W([&](ExcerptRepo& r) { return r.Get(e.id); });
   ASSERT_TRUE(back.ok() && *back);
   EXPECT_EQ(**back, e);
-  e.status = "archived";
+  e.status = ExcerptStatus::kArchived;
   e.fact_key.reset();
   ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.Update(e); }).ok());
   EXPECT_EQ(**W([&](ExcerptRepo& r) { return r.Get(e.id); }), e);
@@ -73,17 +73,17 @@ TEST_F(ExcerptRepoTest, RowsRoundTripEveryField) {
 TEST_F(ExcerptRepoTest, ListsPageNewestFirstByStatus) {
   for (int i = 0; i < 5; ++i) {
     ExcerptRecord e = Sample(i % 2, "fact " + std::to_string(i));
-    if (i == 2) e.status = "superseded";
+    if (i == 2) e.status = ExcerptStatus::kSuperseded;
     ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.Insert(e); }).ok());
   }
-  auto page = *W([](ExcerptRepo& r) { return r.List("active", {2, std::nullopt}); });
+  auto page = *W([](ExcerptRepo& r) { return r.List(ExcerptStatus::kActive, {2, std::nullopt}); });
   ASSERT_EQ(page.size(), 2u);
   EXPECT_EQ(page[0].id, 5);
-  auto next = *W([&](ExcerptRepo& r) { return r.List("active", {2, page.back().id}); });
+  auto next = *W([&](ExcerptRepo& r) { return r.List(ExcerptStatus::kActive, {2, page.back().id}); });
   ASSERT_EQ(next.size(), 2u);
   EXPECT_EQ(next[0].id, 2) << "id 3 is superseded";
   EXPECT_EQ(next[1].id, 1);
-  EXPECT_EQ(W([](ExcerptRepo& r) { return r.List("", {100, std::nullopt}); })->size(), 5u);
+  EXPECT_EQ(W([](ExcerptRepo& r) { return r.List(std::nullopt, {100, std::nullopt}); })->size(), 5u);
 }
 
 TEST_F(ExcerptRepoTest, ForgetRemovesExcerptsHistoryAndCandidatesOfTheMessageOnly) {
@@ -91,7 +91,7 @@ TEST_F(ExcerptRepoTest, ForgetRemovesExcerptsHistoryAndCandidatesOfTheMessageOnl
   ASSERT_TRUE(W([&](ExcerptRepo& r) -> Status {
     CILIA_RETURN_IF_ERROR(r.Insert(a));
     CILIA_RETURN_IF_ERROR(r.Insert(b));
-    HistoryRecord h{0, a.id, 1, "owner", "create", std::nullopt, "{}"};
+    HistoryRecord h{0, a.id, 1, Author::kOwner, "create", std::nullopt, "{}"};
     CILIA_RETURN_IF_ERROR(r.AddHistory(h));
     CandidateRecord c;
     c.content = "c";
@@ -104,16 +104,16 @@ TEST_F(ExcerptRepoTest, ForgetRemovesExcerptsHistoryAndCandidatesOfTheMessageOnl
   EXPECT_FALSE(*W([&](ExcerptRepo& r) { return r.Get(a.id); }));
   EXPECT_TRUE(*W([&](ExcerptRepo& r) { return r.Get(b.id); }));
   EXPECT_TRUE(W([&](ExcerptRepo& r) { return r.History(a.id); })->empty());
-  EXPECT_TRUE(W([](ExcerptRepo& r) { return r.ListCandidates("", {}); })->empty());
+  EXPECT_TRUE(W([](ExcerptRepo& r) { return r.ListCandidates(std::nullopt, {}); })->empty());
   ASSERT_TRUE(store_->Write([&](Database& db) { return ExcerptRepo(db).DeleteQuoting(conv_.id, std::nullopt).status(); }).ok());
   EXPECT_EQ(*W([](ExcerptRepo& r) { return r.Count(); }), 0);
 }
 
 TEST_F(ExcerptRepoTest, BatchesAreKeyedByStartAndRememberSucceededHashes) {
-  ExtractionBatch b{0, conv_.id, 0, 30, "hash-1", 1, "pending", "broken", 0, 1, 1};
+  ExtractionBatch b{0, conv_.id, 0, 30, "hash-1", 1, BatchStatus::kPending, "broken", 0, 1, 1};
   ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.PutBatch(b); }).ok());
   EXPECT_FALSE(*W([](ExcerptRepo& r) { return r.SucceededBefore("hash-1"); }));
-  b.status = "ok";
+  b.status = BatchStatus::kOk;
   b.attempts = 2;
   ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.PutBatch(b); }).ok());
   EXPECT_TRUE(*W([](ExcerptRepo& r) { return r.SucceededBefore("hash-1"); }));

@@ -11,7 +11,7 @@ using PreciousRepoTest = testing::MigratedDbTest;
 
 TEST_F(PreciousRepoTest, AppendsInOrderAndNeverEdits) {
   PreciousRepo repo(db());
-  PreciousPassage p{0, "星星会替我们记得", "chat", {"D1:1", "m_2"}, "owner", 10};
+  PreciousPassage p{0, "星星会替我们记得", "chat", {"D1:1", "m_2"}, Author::kOwner, 10};
   auto first = repo.Append(p);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   p.content = "second";
@@ -28,9 +28,9 @@ TEST_F(PreciousRepoTest, AppendsInOrderAndNeverEdits) {
 
 TEST_F(PreciousRepoTest, AForgetTakesThePassagesCitingTheMessageOrTheConversation) {
   PreciousRepo repo(db());
-  ASSERT_TRUE(repo.Append({0, "one", "chat", {"D1:1", "m_2"}, "owner", 1}).ok());
-  ASSERT_TRUE(repo.Append({0, "two", "chat", {"m_3"}, "owner", 2}).ok());
-  ASSERT_TRUE(repo.Append({0, "three", "other", {"m_2"}, "agent", 3}).ok());
+  ASSERT_TRUE(repo.Append({0, "one", "chat", {"D1:1", "m_2"}, Author::kOwner, 1}).ok());
+  ASSERT_TRUE(repo.Append({0, "two", "chat", {"m_3"}, Author::kOwner, 2}).ok());
+  ASSERT_TRUE(repo.Append({0, "three", "other", {"m_2"}, Author::kAgent, 3}).ok());
   EXPECT_EQ(*repo.DeleteCiting("chat", "m_2"), 1);
   EXPECT_EQ(*repo.DeleteCiting("chat", "m_9"), 0);
   auto left = repo.List();
@@ -43,9 +43,9 @@ TEST_F(PreciousRepoTest, AForgetTakesThePassagesCitingTheMessageOrTheConversatio
 
 TEST_F(PreciousRepoTest, AnImportKeepsItsIdAndAnAuthorMustBeKnown) {
   PreciousRepo repo(db());
-  EXPECT_EQ(*repo.Append({42, "x", "c", {"m"}, "agent", 1}), 42);
-  EXPECT_FALSE(repo.Append({42, "y", "c", {"m"}, "agent", 1}).ok()) << "the id is taken";
-  EXPECT_FALSE(repo.Append({0, "y", "c", {"m"}, "model", 1}).ok());
+  EXPECT_EQ(*repo.Append({42, "x", "c", {"m"}, Author::kAgent, 1}), 42);
+  EXPECT_FALSE(repo.Append({42, "y", "c", {"m"}, Author::kAgent, 1}).ok()) << "the id is taken";
+  EXPECT_FALSE(repo.Append({0, "y", "c", {"m"}, Author::kExtractor, 1}).ok()) << "owner or agent only";
 }
 
 }  // namespace

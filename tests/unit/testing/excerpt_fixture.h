@@ -32,7 +32,7 @@ class ExcerptFixture : public ::testing::Test {
     item.type = "fact";
     return item;
   }
-  store::ExcerptRecord Made(const memory::NewExcerpt& item, const std::string& who = memory::kByExtractor) {
+  store::ExcerptRecord Made(const memory::NewExcerpt& item, memory::Author who = memory::Author::kExtractor) {
     auto e = memory::Excerpts(t_.ns()).Create(item, who);
     EXPECT_TRUE(e.ok()) << e.status().ToString();
     return e.ok() ? *e : store::ExcerptRecord{};

@@ -94,6 +94,8 @@ TEST_F(CurationToolsTest, CandidatesListAndReview) {
   json again = Tool("candidate_review", {{"id", id}, {"action", "discard"}});
   EXPECT_EQ(again["isError"], true) << "already decided";
   EXPECT_TRUE(Tool("candidates_list", json::object())["structuredContent"]["candidates"].empty());
+  EXPECT_THAT(Text(Tool("candidates_list", {{"status", "done"}})),
+              HasSubstr("status: must be one of \"pending\", \"approved\", \"discarded\", \"merged\", \"all\", got \"done\""));
 }
 
 }  // namespace

@@ -23,20 +23,20 @@ TEST_F(ExcerptMergeTest, TheSameContentTwiceBecomesOneThatCountsBothSightings) {
   EXPECT_EQ(outcome->merged[0], std::make_pair(again.id, first.id)) << "the older one stays";
 
   const auto kept = Reload(t_.ns(), first.id);
-  EXPECT_EQ(kept.status, "active");
+  EXPECT_EQ(kept.status, ExcerptStatus::kActive);
   EXPECT_EQ(kept.seen_count, 2);
   const auto merged = Reload(t_.ns(), again.id);
-  EXPECT_EQ(merged.status, "superseded");
+  EXPECT_EQ(merged.status, ExcerptStatus::kSuperseded);
   EXPECT_EQ(merged.superseded_by, first.id);
-  EXPECT_EQ(Reload(t_.ns(), other.id).status, "active");
+  EXPECT_EQ(Reload(t_.ns(), other.id).status, ExcerptStatus::kActive);
   const auto history = *Excerpts(t_.ns()).History(again.id);
   EXPECT_EQ(history.back().action, "merge");
-  EXPECT_EQ(history.back().who, kByExtractor);
+  EXPECT_EQ(history.back().who, Author::kExtractor);
 
   // A second pass finds nothing more to do; a revive undoes the merge.
   EXPECT_TRUE(MergeDuplicateExcerpts(t_.ns())->merged.empty());
-  ASSERT_TRUE(Excerpts(t_.ns()).Revive(again.id, kByOwner).ok());
-  EXPECT_EQ(Reload(t_.ns(), again.id).status, "active");
+  ASSERT_TRUE(Excerpts(t_.ns()).Revive(again.id, Author::kOwner).ok());
+  EXPECT_EQ(Reload(t_.ns(), again.id).status, ExcerptStatus::kActive);
 }
 
 TEST_F(ExcerptMergeTest, TheSameQuotedSpanIsTheSameExcerpt) {
@@ -49,17 +49,17 @@ TEST_F(ExcerptMergeTest, TheSameQuotedSpanIsTheSameExcerpt) {
 
 TEST_F(ExcerptMergeTest, PinnedAndOwnerWrittenOnesStayAndAreNeverMergedAway) {
   const auto extracted = Made(Item("Lena lives in Chengdu.", "I live in Chengdu"));
-  const auto owners = Made(Item("Lena lives in Chengdu", "near the university"), kByOwner);
+  const auto owners = Made(Item("Lena lives in Chengdu", "near the university"), Author::kOwner);
   auto outcome = MergeDuplicateExcerpts(t_.ns());
   ASSERT_EQ(outcome->merged.size(), 1u);
   EXPECT_EQ(outcome->merged[0], std::make_pair(extracted.id, owners.id)) << "the owner's stays, though newer";
-  EXPECT_EQ(Reload(t_.ns(), owners.id).status, "active");
+  EXPECT_EQ(Reload(t_.ns(), owners.id).status, ExcerptStatus::kActive);
 
   // Two that may not be merged away automatically are both kept.
   auto pinned = Item("Lena loves the hotpot.", "我很喜欢这里的火锅");
   pinned.pinned = true;
   Made(pinned);
-  Made(Item("Lena loves the hotpot", "喜欢这里的火锅 🍲"), kByAgent);
+  Made(Item("Lena loves the hotpot", "喜欢这里的火锅 🍲"), Author::kAgent);
   outcome = MergeDuplicateExcerpts(t_.ns());
   EXPECT_TRUE(outcome->merged.empty());
   EXPECT_EQ(outcome->kept_apart, 1);

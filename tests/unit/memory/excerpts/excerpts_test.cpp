@@ -63,14 +63,14 @@ using ExcerptsTest = testing::ExcerptFixture;
 TEST_F(ExcerptsTest, CreateChecksTheQuoteAgainstTheMessageAndKeepsItsOwnWords) {
   const store::ExcerptRecord e = Made(Item("Lena loves the hotpot here.", "我很喜欢这里的火锅🍲"));
   EXPECT_EQ(e.quote, "我很喜欢这里的火锅 🍲");
-  EXPECT_EQ(e.status, "active");
+  EXPECT_EQ(e.status, ExcerptStatus::kActive);
   auto history = *Excerpts(t_.ns()).History(e.id);
   ASSERT_EQ(history.size(), 1u);
   EXPECT_EQ(history[0].action, "create");
   EXPECT_FALSE(history[0].old_values);
   EXPECT_EQ(json::parse(*history[0].new_values)["content"], "Lena loves the hotpot here.");
 
-  auto missing = Excerpts(t_.ns()).Create(Item("Lena hates hotpot.", "I hate hotpot so much"), kByAgent);
+  auto missing = Excerpts(t_.ns()).Create(Item("Lena hates hotpot.", "I hate hotpot so much"), Author::kAgent);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), Code::kInvalidArgument);
   EXPECT_THAT(missing.status().message(), HasSubstr("quote: not found verbatim in message \"u1\""));
@@ -89,16 +89,16 @@ TEST_F(ExcerptsTest, WithoutAMessageIdTheNewestMessageHoldingTheQuoteIsTaken) {
 TEST_F(ExcerptsTest, UpsertByFactKeyUpdatesTheHolderAndAnAgentMayNotOverwriteTheOwner) {
   memory::NewExcerpt first = Item("Lena lives in Chengdu.", "I live in Chengdu");
   first.fact_key = "home_city";
-  auto created = Excerpts(t_.ns()).Upsert(first, kByOwner);
+  auto created = Excerpts(t_.ns()).Upsert(first, Author::kOwner);
   ASSERT_TRUE(created.ok());
   EXPECT_TRUE(created->created);
   memory::NewExcerpt second = Item("Lena lives in Beijing.", "I moved to Beijing last week", "u2");
   second.fact_key = "home_city";
-  auto refused = Excerpts(t_.ns()).Upsert(second, kByAgent);
+  auto refused = Excerpts(t_.ns()).Upsert(second, Author::kAgent);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Code::kConflict);
   EXPECT_THAT(refused.status().message(), HasSubstr("the owner wrote"));
-  auto updated = Excerpts(t_.ns()).Upsert(second, kByOwner);
+  auto updated = Excerpts(t_.ns()).Upsert(second, Author::kOwner);
   ASSERT_TRUE(updated.ok());
   EXPECT_FALSE(updated->created);
   EXPECT_EQ(updated->excerpt.id, created->excerpt.id);
@@ -113,32 +113,32 @@ TEST_F(ExcerptsTest, SupersedeAndReviveRoundTrip) {
   const auto old = Made(Item("Lena lives in Chengdu.", "I live in Chengdu"));
   const auto now = Made(Item("Lena lives in Beijing.", "I moved to Beijing", "u2"));
   Excerpts x(t_.ns());
-  auto superseded = x.Supersede(old.id, now.id, kByOwner);
+  auto superseded = x.Supersede(old.id, now.id, Author::kOwner);
   ASSERT_TRUE(superseded.ok());
-  EXPECT_EQ(superseded->status, "superseded");
+  EXPECT_EQ(superseded->status, ExcerptStatus::kSuperseded);
   EXPECT_EQ(superseded->superseded_by, now.id);
   EXPECT_FALSE(t_.ns().excerpts().Meta(old.id)->active);
-  EXPECT_EQ(x.Supersede(old.id, now.id, kByOwner).status().code(), Code::kConflict) << "already superseded";
-  auto revived = x.Revive(old.id, kByOwner);
+  EXPECT_EQ(x.Supersede(old.id, now.id, Author::kOwner).status().code(), Code::kConflict) << "already superseded";
+  auto revived = x.Revive(old.id, Author::kOwner);
   ASSERT_TRUE(revived.ok());
-  EXPECT_EQ(revived->status, "active");
+  EXPECT_EQ(revived->status, ExcerptStatus::kActive);
   EXPECT_FALSE(revived->superseded_by);
   EXPECT_TRUE(t_.ns().excerpts().Meta(old.id)->active);
   auto back = *x.Get(old.id);
   EXPECT_EQ(back->content, old.content);
-  EXPECT_EQ(x.Supersede(old.id, old.id, kByOwner).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(x.Supersede(old.id, old.id, Author::kOwner).status().code(), Code::kInvalidArgument);
 }
 
 TEST_F(ExcerptsTest, TheExtractorNeverSupersedesPinnedOrHandWrittenExcerpts) {
   const auto pinned = Made(Item("Lena lives in Chengdu.", "I live in Chengdu"));
-  const auto owners = Made(Item("Lena loves the hotpot.", "我很喜欢这里的火锅"), kByOwner);
+  const auto owners = Made(Item("Lena loves the hotpot.", "我很喜欢这里的火锅"), Author::kOwner);
   const auto now = Made(Item("Lena lives in Beijing.", "I moved to Beijing", "u2"));
   Excerpts x(t_.ns());
-  ASSERT_TRUE(x.SetPinned(pinned.id, true, kByOwner).ok());
-  EXPECT_EQ(x.Supersede(pinned.id, now.id, kByExtractor).status().code(), Code::kConflict);
-  EXPECT_EQ(x.Supersede(owners.id, now.id, kByExtractor).status().code(), Code::kConflict);
-  EXPECT_EQ(x.Supersede(owners.id, now.id, kByAgent).status().code(), Code::kConflict);
-  EXPECT_TRUE(x.Supersede(pinned.id, now.id, kByOwner).ok()) << "the owner decides explicitly";
+  ASSERT_TRUE(x.SetPinned(pinned.id, true, Author::kOwner).ok());
+  EXPECT_EQ(x.Supersede(pinned.id, now.id, Author::kExtractor).status().code(), Code::kConflict);
+  EXPECT_EQ(x.Supersede(owners.id, now.id, Author::kExtractor).status().code(), Code::kConflict);
+  EXPECT_EQ(x.Supersede(owners.id, now.id, Author::kAgent).status().code(), Code::kConflict);
+  EXPECT_TRUE(x.Supersede(pinned.id, now.id, Author::kOwner).ok()) << "the owner decides explicitly";
 }
 
 TEST_F(ExcerptsTest, PatchRecordsOnlyWhatChangedAndDeleteKeepsTheRowInHistory) {
@@ -147,27 +147,27 @@ TEST_F(ExcerptsTest, PatchRecordsOnlyWhatChangedAndDeleteKeepsTheRowInHistory) {
   ExcerptPatch patch;
   patch.content = "Lena lived in Chengdu.";
   patch.fact_key = std::optional<std::string>("home_city");
-  auto patched = x.Patch(e.id, patch, kByAgent);
+  auto patched = x.Patch(e.id, patch, Author::kAgent);
   ASSERT_TRUE(patched.ok());
   auto history = *x.History(e.id);
   ASSERT_EQ(history.size(), 2u);
   EXPECT_EQ(json::parse(*history[1].old_values), json({{"content", "Lena lives in Chengdu."}, {"fact_key", nullptr}}));
   EXPECT_EQ(json::parse(*history[1].new_values), json({{"content", "Lena lived in Chengdu."}, {"fact_key", "home_city"}}));
-  EXPECT_EQ(x.Patch(e.id, patch, kByAgent)->updated_at, patched->updated_at);
+  EXPECT_EQ(x.Patch(e.id, patch, Author::kAgent)->updated_at, patched->updated_at);
   EXPECT_EQ(x.History(e.id)->size(), 2u) << "a patch that changes nothing writes nothing";
 
   ExcerptPatch bad_quote;
   bad_quote.quote = "I live in Shanghai";
-  EXPECT_EQ(x.Patch(e.id, bad_quote, kByAgent).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(x.Patch(e.id, bad_quote, Author::kAgent).status().code(), Code::kInvalidArgument);
 
-  ASSERT_TRUE(x.Delete(e.id, kByOwner).ok());
+  ASSERT_TRUE(x.Delete(e.id, Author::kOwner).ok());
   EXPECT_FALSE(*x.Get(e.id));
   EXPECT_FALSE(t_.ns().excerpts().Meta(e.id));
   history = *x.History(e.id);
   ASSERT_EQ(history.size(), 3u);
   EXPECT_EQ(history[2].action, "delete");
   EXPECT_EQ(json::parse(*history[2].old_values)["content"], "Lena lived in Chengdu.");
-  EXPECT_EQ(x.Delete(e.id, kByOwner).code(), Code::kNotFound);
+  EXPECT_EQ(x.Delete(e.id, Author::kOwner).code(), Code::kNotFound);
 }
 
 TEST_F(ExcerptsTest, ForgettingTheQuotedMessageRemovesTheExcerptItsHistoryAndItsIndexEntry) {

@@ -49,11 +49,11 @@ class ExtractionTest : public ::testing::Test {
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     return out.ok() ? *out : ExtractionOutcome{};
   }
-  std::vector<store::ExcerptRecord> Excerpts(const std::string& status = "") {
+  std::vector<store::ExcerptRecord> Excerpts(std::optional<ExcerptStatus> status = std::nullopt) {
     return *t_.ns().store().Read([&](store::Database& db) { return store::ExcerptRepo(db).List(status, {}); });
   }
   std::vector<store::CandidateRecord> Candidates() {
-    return *t_.ns().store().Read([&](store::Database& db) { return store::ExcerptRepo(db).ListCandidates("", {}); });
+    return *t_.ns().store().Read([&](store::Database& db) { return store::ExcerptRepo(db).ListCandidates(std::nullopt, {}); });
   }
   int64_t Cursor(int64_t conversation) {
     auto c = *t_.ns().store().Read([&](store::Database& db) { return store::ExcerptRepo(db).GetCursor(conversation); });
@@ -95,7 +95,7 @@ TEST_F(ExtractionTest, KeepsItemsWhoseQuoteIsInAMessageAndDropsInventedOrParaphr
   const store::ExcerptRecord& ana = excerpts[1];
   EXPECT_EQ(ana.content, "Lena's sister Ana lives in Porto.");
   EXPECT_EQ(ana.quote, "My sister Ana lives  in Porto") << "the message's own words, not the model's";
-  EXPECT_EQ(ana.author, "extractor");
+  EXPECT_EQ(ana.author, Author::kExtractor);
   EXPECT_EQ(ana.source.span_start, 12);
   EXPECT_EQ(excerpts[0].fact_key, "drink");
   EXPECT_EQ(excerpts[0].type, "preference");
@@ -193,7 +193,7 @@ TEST_F(ExtractionTest, ABatchThatKeepsFailingHoldsTheCursorThenIsMarkedFailedAft
   EXPECT_EQ(Cursor(conv), 5);
   auto batches = *t_.ns().store().Read([](store::Database& db) { return store::ExcerptRepo(db).AllBatches(); });
   ASSERT_EQ(batches.size(), 1u);
-  EXPECT_EQ(batches[0].status, "failed");
+  EXPECT_EQ(batches[0].status, store::BatchStatus::kFailed);
   EXPECT_EQ(batches[0].attempts, 3);
 }
 
@@ -237,21 +237,21 @@ TEST_F(ExtractionTest, AContradictionSupersedesTheOldExcerptReversibly) {
   EXPECT_EQ(out.model_calls, 2);
   EXPECT_THAT(model_.UserText(2), HasSubstr(ExcerptPublicId(old_id) + ": Lena lives in Chengdu."));
 
-  auto active = Excerpts("active");
+  auto active = Excerpts(ExcerptStatus::kActive);
   ASSERT_EQ(active.size(), 1u);
   EXPECT_EQ(active[0].content, "Lena moved to Beijing.");
   auto old = *memory::Excerpts(t_.ns()).Get(old_id);
-  EXPECT_EQ(old->status, "superseded");
+  EXPECT_EQ(old->status, ExcerptStatus::kSuperseded);
   EXPECT_EQ(old->superseded_by, active[0].id);
 
-  auto revived = memory::Excerpts(t_.ns()).Revive(old_id, kByOwner);
+  auto revived = memory::Excerpts(t_.ns()).Revive(old_id, Author::kOwner);
   ASSERT_TRUE(revived.ok());
-  EXPECT_EQ(revived->status, "active");
+  EXPECT_EQ(revived->status, ExcerptStatus::kActive);
   EXPECT_FALSE(revived->superseded_by);
   auto history = *memory::Excerpts(t_.ns()).History(old_id);
   ASSERT_EQ(history.size(), 3u);
   EXPECT_EQ(history[1].action, "supersede");
-  EXPECT_EQ(history[1].who, "extractor");
+  EXPECT_EQ(history[1].who, Author::kExtractor);
   EXPECT_EQ(json::parse(*history[1].old_values)["status"], "active");
   EXPECT_EQ(history[2].action, "revive");
   EXPECT_EQ(json::parse(*history[2].new_values)["status"], "active");
@@ -283,14 +283,14 @@ TEST_F(ExtractionTest, APinnedExcerptIsNeverSupersededAutomatically) {
   model_.Then(Items({Item("Lena is a nurse.", "I work as a nurse at the city hospital.", 0.9, "job")}));
   Extract();
   const int64_t old_id = Excerpts().front().id;
-  ASSERT_TRUE(memory::Excerpts(t_.ns()).SetPinned(old_id, true, kByOwner).ok());
+  ASSERT_TRUE(memory::Excerpts(t_.ns()).SetPinned(old_id, true, Author::kOwner).ok());
   Say("job", {"Maybe one day I will become a teacher instead.", "You'd be great.", "We'll see.", "Sure."});
   model_.Then(Items({Item("Lena works as a teacher.", "I will become a teacher instead", 0.9, "job")}));
   model_.Then(Judge(1, ExcerptPublicId(old_id), "update"));
   const ExtractionOutcome out = Extract();
   EXPECT_EQ(out.items_superseded, 0);
   EXPECT_EQ(out.items_candidates, 1);
-  EXPECT_EQ((*memory::Excerpts(t_.ns()).Get(old_id))->status, "active");
+  EXPECT_EQ((*memory::Excerpts(t_.ns()).Get(old_id))->status, ExcerptStatus::kActive);
   auto candidates = Candidates();
   ASSERT_EQ(candidates.size(), 1u);
   EXPECT_EQ(candidates[0].reason, "protected_target");

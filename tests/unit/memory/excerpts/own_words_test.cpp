@@ -37,7 +37,7 @@ TEST_F(OwnWordsTest, TellsFreeTextFromAQuotedBody) {
 
 TEST_F(OwnWordsTest, StoresTheTextAsANoteAndTheExcerptQuotesItWhole) {
   auto upserted = UpsertInOwnWords(t_.ns(), {{"content", "Lena's sister is called Mei."}, {"fact_key", "sister"}},
-                                   kByOwner, {"owner", "owner"});
+                                   Author::kOwner, {"owner", "owner"});
   ASSERT_TRUE(upserted.ok()) << upserted.status().ToString();
   EXPECT_TRUE(upserted->created);
   const auto notes = Notes();
@@ -50,14 +50,14 @@ TEST_F(OwnWordsTest, StoresTheTextAsANoteAndTheExcerptQuotesItWhole) {
 
   // The same words again are the same note; the fact_key updates the same excerpt.
   auto again = UpsertInOwnWords(t_.ns(), {{"content", "Lena's sister is called Mei."}, {"fact_key", "sister"}},
-                                kByOwner, {"owner", "owner"});
+                                Author::kOwner, {"owner", "owner"});
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->created);
   EXPECT_EQ(Notes().size(), 1u);
 }
 
 TEST_F(OwnWordsTest, ForgettingTheNoteTakesTheExcerpt) {
-  auto upserted = UpsertInOwnWords(t_.ns(), {{"content", "Lena runs every Sunday."}}, kByAgent, {"mcp", "claude"});
+  auto upserted = UpsertInOwnWords(t_.ns(), {{"content", "Lena runs every Sunday."}}, Author::kAgent, {"mcp", "claude"});
   ASSERT_TRUE(upserted.ok());
   const std::string note_id = *Notes().at(0).caller_id;
   ASSERT_TRUE(Archive(t_.ns()).ForgetMessage(kNotesConversation, note_id).ok());
@@ -67,27 +67,27 @@ TEST_F(OwnWordsTest, ForgettingTheNoteTakesTheExcerpt) {
 }
 
 TEST_F(OwnWordsTest, RefusesWhatCannotBeANoteAndLeavesNothingBehind) {
-  EXPECT_THAT(UpsertInOwnWords(t_.ns(), {{"content", "short"}}, kByAgent, {"mcp", "a"}).status().message(),
+  EXPECT_THAT(UpsertInOwnWords(t_.ns(), {{"content", "short"}}, Author::kAgent, {"mcp", "a"}).status().message(),
               HasSubstr("content: at least 8 characters"));
-  EXPECT_THAT(UpsertInOwnWords(t_.ns(), {{"content", "A long enough note."}, {"conversation_id", "chat"}}, kByAgent,
+  EXPECT_THAT(UpsertInOwnWords(t_.ns(), {{"content", "A long enough note."}, {"conversation_id", "chat"}}, Author::kAgent,
                                {"mcp", "a"})
                   .status()
                   .message(),
               HasSubstr("conversation_id: give it only with a quote"));
-  EXPECT_THAT(UpsertInOwnWords(t_.ns(), {{"content", "A long enough note."}, {"type", "nonsense"}}, kByAgent,
+  EXPECT_THAT(UpsertInOwnWords(t_.ns(), {{"content", "A long enough note."}, {"type", "nonsense"}}, Author::kAgent,
                                {"mcp", "a"})
                   .status()
                   .message(),
               HasSubstr("type:"));
   // The owner's memory under a fact_key may not be overwritten by an agent: the agent's note goes again.
-  ASSERT_TRUE(UpsertInOwnWords(t_.ns(), {{"content", "Lena's home is Beijing."}, {"fact_key", "home"}}, kByOwner,
+  ASSERT_TRUE(UpsertInOwnWords(t_.ns(), {{"content", "Lena's home is Beijing."}, {"fact_key", "home"}}, Author::kOwner,
                                {"owner", "owner"})
                   .ok());
-  auto refused = UpsertInOwnWords(t_.ns(), {{"content", "Lena's home is Chengdu."}, {"fact_key", "home"}}, kByAgent,
+  auto refused = UpsertInOwnWords(t_.ns(), {{"content", "Lena's home is Chengdu."}, {"fact_key", "home"}}, Author::kAgent,
                                   {"mcp", "a"});
   EXPECT_EQ(refused.status().code(), Code::kConflict);
   EXPECT_EQ(Notes().size(), 1u);
-  EXPECT_TRUE(UpsertInOwnWords(t_.ns(), json::array(), kByAgent, {"mcp", "a"}).status().code() == Code::kInvalidArgument);
+  EXPECT_TRUE(UpsertInOwnWords(t_.ns(), json::array(), Author::kAgent, {"mcp", "a"}).status().code() == Code::kInvalidArgument);
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ TEST(BootPackTest, CarriesWhatTheNightWroteAndWhatTheOwnerKeeps) {
   });
   testing::Store(t.ns(), "chat", {{"D1:1", "user", "I move to Beijing in June.", testing::LocalTime(t.ns(), "2026-05-28", 9)}});
   ASSERT_TRUE(RunNightly(t.ns(), model.MakeConfig(), t.clock()).ok());
-  ASSERT_TRUE(Pin(t.ns(), {"chat", {"D1:1"}, "Beijing in June", "owner"}, 1).ok());
+  ASSERT_TRUE(Pin(t.ns(), {"chat", {"D1:1"}, "Beijing in June", store::Author::kOwner}, 1).ok());
   ASSERT_TRUE(t.ns().store().Write([](store::Database& db) -> Status {
     CILIA_RETURN_IF_ERROR(store::ProfileRepo(db).Put("zeta", "last", 1));
     CILIA_RETURN_IF_ERROR(store::ProfileRepo(db).Put("rules", "be kind", 1));

@@ -38,11 +38,11 @@ TEST_F(ExcerptRecallTest, ActiveExcerptsAreFoundWithTheirQuoteAndSource) {
 TEST_F(ExcerptRecallTest, SupersededArchivedAndForgottenExcerptsStayOut) {
   const auto old = Made(Item("Lena lives in Chengdu.", "I live in Chengdu"));
   const auto now = Made(Item("Lena moved to Beijing.", "I moved to Beijing", "u2"));
-  ASSERT_TRUE(Excerpts(t_.ns()).Supersede(old.id, now.id, kByOwner).ok());
+  ASSERT_TRUE(Excerpts(t_.ns()).Supersede(old.id, now.id, Author::kOwner).ok());
   EXPECT_TRUE(Ask("Chengdu").empty());
-  ASSERT_TRUE(Excerpts(t_.ns()).Archive(now.id, kByOwner).ok());
+  ASSERT_TRUE(Excerpts(t_.ns()).Archive(now.id, Author::kOwner).ok());
   EXPECT_TRUE(Ask("Beijing").empty());
-  ASSERT_TRUE(Excerpts(t_.ns()).Revive(now.id, kByOwner).ok());
+  ASSERT_TRUE(Excerpts(t_.ns()).Revive(now.id, Author::kOwner).ok());
   ASSERT_EQ(Ask("Beijing").size(), 1u);
   ASSERT_TRUE(t_.ns().store().Write([&](store::Database& db) {
     return store::ExcerptRepo(db).DeleteQuoting(now.source.conversation_id, now.source.message_id).status();

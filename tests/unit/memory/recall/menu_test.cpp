@@ -254,7 +254,7 @@ TEST_F(MenuTest, AnExcerptAndTheWindowItQuotesAreOneLine) {
   item.conversation_id = "wifi";
   item.message_id = "wifi-0";
   item.type = "fact";
-  ASSERT_TRUE(Excerpts(t_.ns()).Create(item, "owner").ok());
+  ASSERT_TRUE(Excerpts(t_.ns()).Create(item, Author::kOwner).ok());
   Menu menu = Ask("wifi密码是多少");
   ASSERT_EQ(menu.lines.size(), 1u);
   EXPECT_EQ(menu.lines[0].conversation_id, "wifi");

@@ -77,7 +77,7 @@ TEST_F(ReadAroundTest, AnExcerptReadsOnFromTheWindowOfItsMessage) {
   item.conversation_id = "long";
   item.message_id = "m4";
   item.type = "fact";
-  auto created = Excerpts(t_.ns()).Create(item, "owner");
+  auto created = Excerpts(t_.ns()).Create(item, Author::kOwner);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   auto around = ReadAround(t_.ns(), ExcerptPublicId(created->id), 1, 1);
   ASSERT_TRUE(around.ok()) << around.status().ToString();

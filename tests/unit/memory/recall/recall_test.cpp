@@ -207,7 +207,7 @@ TEST_F(RecallTest, AnExcerptAnswersBesideTheWindowsAndCountsAsRecalled) {
   item.conversation_id = "wifi";
   item.message_id = "w1";
   item.type = "fact";
-  auto created = Excerpts(t_.ns()).Create(item, "owner");
+  auto created = Excerpts(t_.ns()).Create(item, Author::kOwner);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
 
   RecallReply r = Ask({{"query", "wifi密码"}}, /*count_access=*/true);

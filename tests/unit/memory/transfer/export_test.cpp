@@ -122,22 +122,22 @@ void AddExcerpts(Namespace& ns) {
   item.conversation_id = "c1";
   item.message_id = "m0";
   item.fact_key = "first_words";
-  auto old = x.Create(item, kByExtractor);
+  auto old = x.Create(item, Author::kExtractor);
   ASSERT_TRUE(old.ok()) << old.status().ToString();
   item.content = "阿杰又说了一句。";
   item.quote = "第1句话。line";
   item.message_id = "m1";
-  auto now = x.Create(item, kByOwner);
+  auto now = x.Create(item, Author::kOwner);
   ASSERT_TRUE(now.ok());
-  ASSERT_TRUE(x.Supersede(old->id, now->id, kByOwner).ok());
-  ASSERT_TRUE(x.SetPinned(now->id, true, kByOwner).ok());
+  ASSERT_TRUE(x.Supersede(old->id, now->id, Author::kOwner).ok());
+  ASSERT_TRUE(x.SetPinned(now->id, true, Author::kOwner).ok());
   item.content = "gone";
   item.quote = "第3句话。line";
   item.message_id = "m3";
   item.fact_key.reset();
-  auto gone = x.Create(item, kByAgent);
+  auto gone = x.Create(item, Author::kAgent);
   ASSERT_TRUE(gone.ok());
-  ASSERT_TRUE(x.Delete(gone->id, kByOwner).ok());
+  ASSERT_TRUE(x.Delete(gone->id, Author::kOwner).ok());
   item.message_id = std::nullopt;
   item.quote = "第2句话。line";
   auto checked = x.CheckQuote(item);
@@ -150,7 +150,7 @@ void AddExcerpts(Namespace& ns) {
   ASSERT_TRUE(ns.store().Write([&](store::Database& db) -> Status {
     store::ExcerptRepo repo(db);
     CILIA_RETURN_IF_ERROR(repo.PutCursor({checked->source.conversation_id, 5, 42}));
-    store::ExtractionBatch b{0, checked->source.conversation_id, 0, 5, "abc", 1, "ok", "", 2, 40, 41};
+    store::ExtractionBatch b{0, checked->source.conversation_id, 0, 5, "abc", 1, store::BatchStatus::kOk, "", 2, 40, 41};
     return repo.PutBatch(b);
   }).ok());
 }
@@ -189,7 +189,7 @@ TEST(Export, MergingADumpTwiceAddsItsExcerptsOnce) {
     ASSERT_TRUE(summary.ok()) << summary.status().ToString();
     EXPECT_EQ(summary->excerpts, round == 0 ? 2 : 0);
   }
-  auto all = *b.ns().store().Read([](store::Database& db) { return store::ExcerptRepo(db).List("", {}); });
+  auto all = *b.ns().store().Read([](store::Database& db) { return store::ExcerptRepo(db).List(std::nullopt, {}); });
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[1].superseded_by, all[0].id) << "links follow the new ids";
 }

@@ -24,7 +24,7 @@ std::string Export(Namespace& ns) {
 
 void Fill(Namespace& ns) {
   testing::Store(ns, "chat", {{"D1:1", "user", "星星会替我们记得 ✨", 1000}, {"D1:2", "assistant", "I promise.", 2000}});
-  ASSERT_TRUE(Pin(ns, {"chat", {"D1:1", "D1:2"}, "", "owner"}, 3000).ok());
+  ASSERT_TRUE(Pin(ns, {"chat", {"D1:1", "D1:2"}, "", store::Author::kOwner}, 3000).ok());
   ASSERT_TRUE(ns.store().Write([](store::Database& db) -> Status {
     store::ProfileRepo profile(db);
     CILIA_RETURN_IF_ERROR(profile.Put("user", "v1", 10));
@@ -35,7 +35,7 @@ void Fill(Namespace& ns) {
     CILIA_RETURN_IF_ERROR(digests.PutLog({"2026-05-27", "约定", {{"他们约定了", {{"chat", "D1:1"}, {"chat", "D1:2"}}}}, 2, "fake/cheap", 50, 60}));
     CILIA_RETURN_IF_ERROR(digests.AddDigest({0, "2026-05-27", "一个约定", "fake/cheap", 70}).status());
     CILIA_RETURN_IF_ERROR(digests.AddDigest({0, "2026-05-27", "一个约定。", "fake/cheap", 80}).status());
-    return digests.PutRollup({"week", "2026-W22", "2026-05-25", "2026-05-31", "一周", {"2026-05-27"}, "fake/cheap", 90});
+    return digests.PutRollup({store::RollupKind::kWeek, "2026-W22", "2026-05-25", "2026-05-31", "一周", {"2026-05-27"}, "fake/cheap", 90});
   }).ok());
 }
 

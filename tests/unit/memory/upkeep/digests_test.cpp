@@ -134,7 +134,7 @@ TEST_F(NightlyTest, ADayTheModelCannotCiteIsRetriedThenSkippedAndTheNextDaysGoOn
   EXPECT_TRUE(Read([](store::DigestRepo r) { return r.GetLog("2026-05-28"); })->has_value())
       << "a failing day does not hold back the days after it";
   auto failed = Read([](store::DigestRepo r) { return r.GetItem("day:2026-05-27"); });
-  EXPECT_EQ((*failed)->status, "failed");
+  EXPECT_EQ((*failed)->status, store::NightlyStatus::kFailed);
   EXPECT_EQ((*failed)->attempts, 3);
   NightlyOutcome fourth = Run();
   EXPECT_EQ(fourth.model_calls, 0) << "settled days are not tried again";
@@ -159,10 +159,10 @@ TEST_F(NightlyTest, DuplicateExcerptsAreMergedEvenWhenTheModelCannotBeReached) {
   item.quote = "我下个月搬去北京";
   item.conversation_id = "chat";
   item.message_id = "a";
-  const int64_t kept = excerpts.Create(item, kByExtractor)->id;
+  const int64_t kept = excerpts.Create(item, Author::kExtractor)->id;
   item.content = "她下个月搬去北京";  // the same without its full stop
   item.quote = "北京，已经找好房子了";
-  const int64_t duplicate = excerpts.Create(item, kByExtractor)->id;
+  const int64_t duplicate = excerpts.Create(item, Author::kExtractor)->id;
   model_.SetScript([](const json&) { return std::string("HTTP 400"); });
   NightlyOutcome out = Run();
   EXPECT_FALSE(out.upstream_error.empty());
@@ -176,8 +176,8 @@ TEST_F(NightlyTest, AForgottenMessageTakesItsDayLogAndPassagesAndTheDayIsWritten
                                 {"D1:2", "assistant", "我记下了，但建议你别告诉别人。", LocalTime(ns(), "2026-05-28", 9, 1)},
                                 {"D1:3", "user", "好的，明天去跑步。", LocalTime(ns(), "2026-05-28", 9, 2)}});
   ASSERT_THAT(Run().days_logged, ElementsAre("2026-05-28"));
-  ASSERT_TRUE(Pin(ns(), {"chat", {"D1:1"}, "", "owner"}, t_.clock().Now()).ok());
-  ASSERT_TRUE(Pin(ns(), {"chat", {"D1:3"}, "", "owner"}, t_.clock().Now()).ok());
+  ASSERT_TRUE(Pin(ns(), {"chat", {"D1:1"}, "", store::Author::kOwner}, t_.clock().Now()).ok());
+  ASSERT_TRUE(Pin(ns(), {"chat", {"D1:3"}, "", store::Author::kOwner}, t_.clock().Now()).ok());
   ASSERT_FALSE(DailyPack(ns(), t_.clock().Now()).empty());
 
   ASSERT_TRUE(Archive(ns()).ForgetMessage("chat", "D1:1").ok());
@@ -219,7 +219,7 @@ TEST_F(NightlyTest, MissedNightsAreCaughtUpAndRollupsProgressByThemselves) {
   NightlyOutcome late = Run();
   EXPECT_THAT(late.days_logged, ElementsAre("2026-05-21", "2026-05-23", "2026-05-25", "2026-05-27", "2026-05-29"));
   EXPECT_THAT(late.rollups, ElementsAre("week:2026-W21", "week:2026-W22", "month:2026-05"));
-  auto week = Read([](store::DigestRepo r) { return r.GetRollup("week", "2026-W21"); });
+  auto week = Read([](store::DigestRepo r) { return r.GetRollup(store::RollupKind::kWeek, "2026-W21"); });
   ASSERT_TRUE(week->has_value());
   EXPECT_EQ((*week)->first_day, "2026-05-18");
   EXPECT_EQ((*week)->last_day, "2026-05-24");

@@ -23,7 +23,7 @@ class PinTest : public ::testing::Test {
 };
 
 TEST_F(PinTest, AVerbatimPassageIsStoredWithItsCitations) {
-  auto p = Pin({"chat", {"D1:1"}, "星星会替我们记得", "owner"});
+  auto p = Pin({"chat", {"D1:1"}, "星星会替我们记得", store::Author::kOwner});
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->content, "星星会替我们记得");
   EXPECT_THAT(p->message_ids, ElementsAre("D1:1"));
@@ -31,29 +31,29 @@ TEST_F(PinTest, AVerbatimPassageIsStoredWithItsCitations) {
 }
 
 TEST_F(PinTest, WithoutContentTheCitedMessagesAreThePassageInOrder) {
-  auto p = Pin({"chat", {"m_2", "D1:1"}, "", "agent"});
+  auto p = Pin({"chat", {"m_2", "D1:1"}, "", store::Author::kAgent});
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->content, "你说过，\n星星会替我们记得。\n\nI will remember 🌙");
   EXPECT_THAT(p->message_ids, ElementsAre("D1:1", "m_2"));
 }
 
 TEST_F(PinTest, WhitespaceMayDifferButWordsMayNot) {
-  EXPECT_TRUE(Pin({"chat", {"D1:1"}, "你说过， 星星会替我们记得。", "owner"}).ok());
-  auto paraphrase = Pin({"chat", {"D1:1"}, "星星会记得我们", "owner"});
+  EXPECT_TRUE(Pin({"chat", {"D1:1"}, "你说过， 星星会替我们记得。", store::Author::kOwner}).ok());
+  auto paraphrase = Pin({"chat", {"D1:1"}, "星星会记得我们", store::Author::kOwner});
   EXPECT_EQ(paraphrase.status().code(), Code::kInvalidArgument);
   EXPECT_THAT(paraphrase.status().message(), HasSubstr("not found verbatim"));
 }
 
 TEST_F(PinTest, UnknownMessagesConversationsAndAuthorsAreRefused) {
-  EXPECT_EQ(Pin({"chat", {"D9:9"}, "", "owner"}).status().code(), Code::kNotFound);
-  EXPECT_EQ(Pin({"nope", {"D1:1"}, "", "owner"}).status().code(), Code::kNotFound);
-  EXPECT_EQ(Pin({"chat", {}, "x", "owner"}).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(Pin({"chat", {"D1:1"}, "", "model"}).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(Pin({"chat", {"D1:1"}, " \n", "owner"}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Pin({"chat", {"D9:9"}, "", store::Author::kOwner}).status().code(), Code::kNotFound);
+  EXPECT_EQ(Pin({"nope", {"D1:1"}, "", store::Author::kOwner}).status().code(), Code::kNotFound);
+  EXPECT_EQ(Pin({"chat", {}, "x", store::Author::kOwner}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Pin({"chat", {"D1:1"}, "", store::Author::kExtractor}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Pin({"chat", {"D1:1"}, " \n", store::Author::kOwner}).status().code(), Code::kInvalidArgument);
 }
 
 TEST_F(PinTest, PassagesAreAppendOnly) {
-  auto p = Pin({"chat", {"D1:1"}, "", "owner"});
+  auto p = Pin({"chat", {"D1:1"}, "", store::Author::kOwner});
   ASSERT_TRUE(p.ok());
   Status edit = t_.ns().store().Write([](store::Database& db) { return db.Exec("UPDATE precious SET content = 'x'"); });
   EXPECT_FALSE(edit.ok());

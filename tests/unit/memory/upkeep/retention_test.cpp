@@ -32,7 +32,7 @@ TEST(RetentionTest, DropsOldOperationalDataAndNothingElse) {
   const UnixMs now = t.clock().Now();
   const UnixMs ancient = now - 400 * kMsPerDay;
   testing::Store(ns, "chat", {{"D1:1", "user", "a very old message that must stay", ancient}});
-  ASSERT_TRUE(Pin(ns, {"chat", {"D1:1"}, "", "owner"}, ancient).ok());
+  ASSERT_TRUE(Pin(ns, {"chat", {"D1:1"}, "", store::Author::kOwner}, ancient).ok());
   ASSERT_TRUE(ns.store().Write([&](store::Database& db) -> Status {
     CILIA_RETURN_IF_ERROR(store::ProfileRepo(db).Put("user", "old profile", ancient));
     CILIA_RETURN_IF_ERROR(store::GlossaryRepo(db).Put({"term", {}, "old", 0, 0}, ancient).status());
