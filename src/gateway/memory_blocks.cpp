@@ -23,7 +23,6 @@ void AddSources(store::TurnRecord& record, const std::string& conversation, cons
   for (const std::string& id : ids) record.sources.emplace_back(conversation, id);
 }
 
-
 std::string GlossaryLines(memory::Namespace& ns, const ClientTurn& client, store::TurnRecord& record) {
   if (!client.current) return "";
   const std::vector<std::string> terms = memory::GlossaryHits(ns, client.current->text);
