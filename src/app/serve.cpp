@@ -10,18 +10,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "api/admin_routes.h"
-#include "api/candidate_routes.h"
-#include "api/chat_routes.h"
-#include "api/excerpt_routes.h"
-#include "api/glossary_routes.h"
-#include "api/job_routes.h"
-#include "api/key_routes.h"
 #include "api/mcp/mcp_routes.h"
-#include "api/memory_routes.h"
-#include "api/profile_routes.h"
-#include "api/responses_routes.h"
-#include "api/turn_routes.h"
+#include "api/routes.h"
 #include "api/server.h"
 #include "app/commands.h"
 #include "core/data_dir.h"
@@ -120,18 +110,7 @@ int RunServe(const CommandLine& command_line) {
   api::mcp::McpService mcp(**registry, config->server);
   api::ApiServer server(api::ServerOptions::FromConfig(config->server),
                         api::Authenticator(keys->get(), config->client_api_key));
-  api::RegisterKeyRoutes(server, **keys);
-  api::RegisterMemoryRoutes(server, **registry);
-  api::RegisterProfileRoutes(server, **registry);
-  api::RegisterTurnRoutes(server, **registry);
-  api::RegisterExcerptRoutes(server, **registry);
-  api::RegisterCandidateRoutes(server, **registry);
-  api::RegisterGlossaryRoutes(server, **registry);
-  api::RegisterJobRoutes(server, **registry);
-  api::RegisterChatRoutes(server, chat, (*registry)->config());
-  api::RegisterResponsesRoutes(server, chat);
-  api::mcp::RegisterMcpRoutes(server, mcp);
-  api::RegisterAdminRoutes(server, **registry);
+  api::RegisterRoutes(server, **keys, **registry, chat, mcp);
   DiskFaultMetric disk_faults(server.metrics());
   memory::Scheduler jobs(**registry);
   if (Status started = (*registry)->StartBackground(executor); !started.ok()) {
