@@ -168,13 +168,18 @@ function messageOf(line) {
   return message;
 }
 
-// A title from the first prompt the owner typed: user text that is not one of Claude Code's
-// wrappers (a slash command's <command-name>, a `!` command's <bash-input>, …), which all open
-// with a tag. cilia keeps such blocks out of titles itself; this only picks the line.
+// A title from the first prompt the owner typed: user text after any tag blocks it opens with
+// (Claude Code's <system-reminder>, a slash command's <command-name>…, a `!` command's
+// <bash-input>). cilia keeps such blocks out of the titles it makes itself; a title given at
+// ingest is taken as it is, so the hook picks the words.
 function titleOf(message) {
   if (message.role !== 'user') return '';
-  const text = message.content.trim();
-  if (text.startsWith('<')) return '';
+  let text = message.content.trim();
+  for (let open = /^<([A-Za-z][\w-]*)>/.exec(text); open; open = /^<([A-Za-z][\w-]*)>/.exec(text)) {
+    const close = text.indexOf(`</${open[1]}>`);
+    if (close < 0) break; // an opening without a close is the owner's text
+    text = text.slice(close + open[1].length + 3).trim();
+  }
   return [...text.replace(/\s+/g, ' ')].slice(0, 60).join('');
 }
 

@@ -163,6 +163,8 @@ test('Stop stores the turns of the transcript under the session id, verbatim, an
     if (!found.length) await new Promise((r) => setTimeout(r, 100));
   }
   assert.equal(found[0]?.conversation_id, SESSION, 'the stored turns are windowed and searchable');
+  const reminder = await server.api('/v1/search', { body: { query: 'opened the file firing-log.md in the IDE', exact: true } });
+  assert.deepEqual(reminder.json.results, [], 'cilia leaves the stored <system-reminder> out of the index');
 
   const again = await runHook(payload('stop', transcript), { home: dir, env });
   assert.equal(again.code, 0, again.stderr);
@@ -171,6 +173,18 @@ test('Stop stores the turns of the transcript under the session id, verbatim, an
   assert.equal(fresh.code, 0, fresh.stderr);
   assert.equal((await storedMessages(server)).length, 6, 'sending the transcript again stores nothing twice');
   assert.deepEqual(bufferFiles(stateDir), [], 'nothing is left waiting');
+});
+
+test('the title is the first prompt typed: not a slash command\'s echo, not the reminder it opens with', async (t) => {
+  const { dir, transcript, stateDir } = await scratch(t);
+  const server = await serverForTest(t);
+  const env = await liveHookEnv(server, stateDir);
+  const byUuid = (n) => transcriptLines.find((l) => l.includes(`"uuid":"${uuid(n)}"`));
+  writeFileSync(transcript, `${[byUuid(8), byUuid(9), byUuid(10), byUuid(11)].join('\n')}\n`);
+  const run = await runHook(payload('stop', transcript), { home: dir, env });
+  assert.equal(run.code, 0, run.stderr);
+  const listed = (await server.api('/v1/conversations')).json.conversations.find((c) => c.id === SESSION);
+  assert.equal(listed.title, 'Next time remind me to order more cone 6 witness cones.');
 });
 
 test('Stop waits briefly for a final reply the transcript has not written yet', async (t) => {
