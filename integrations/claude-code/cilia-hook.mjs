@@ -212,13 +212,14 @@ function readLinesFrom(file, offset) {
 
 // Claude Code may write the transcript after Stop fires; its last_assistant_message tells whether
 // the final reply is in yet. Wait a little for it; what is still missing goes with the next run.
-async function settledMessages(file, offset, lastAssistant, deadline) {
+// `seen` is the last reply an earlier run read (the one to compare when no line is new).
+async function settledMessages(file, offset, lastAssistant, seen, deadline) {
   const want = typeof lastAssistant === 'string' ? lastAssistant.trim() : '';
   for (;;) {
     const read = readLinesFrom(file, offset);
     const messages = read.lines.map(messageOf).filter(Boolean);
-    const lastText = messages.filter((m) => m.role === 'assistant').at(-1)?.content.trim();
-    if (!want || (lastText && want.endsWith(lastText)) || Date.now() + 100 > deadline) return { read, messages };
+    const lastText = messages.filter((m) => m.role === 'assistant').at(-1)?.content.trim() ?? seen;
+    if (!want || (lastText && want.endsWith(lastText)) || Date.now() + 100 > deadline) return { read, messages, lastText };
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -338,12 +339,13 @@ async function collect(cfg, input, deadline) {
   const state = loadState(cfg, sessionId);
   let settled;
   try {
-    settled = await settledMessages(file, state.offset ?? 0, input.last_assistant_message, Math.min(deadline - 1500, Date.now() + 1000));
+    const waitUntil = Math.min(deadline - 1500, Date.now() + 1000);
+    settled = await settledMessages(file, state.offset ?? 0, input.last_assistant_message, state.reply ?? '', waitUntil);
   } catch (e) {
     debug(`transcript ${file}: ${e.message}`);
     return;
   }
-  const { read, messages } = settled;
+  const { read, messages, lastText } = settled;
   if (read.end < (state.offset ?? 0)) state.title = ''; // rewritten from the start
   if (!state.title) state.title = messages.map(titleOf).find(Boolean) ?? '';
   if (messages.length) {
@@ -355,7 +357,7 @@ async function collect(cfg, input, deadline) {
     }
     bufferRequests(cfg, sessionId, bodies);
   }
-  saveState(cfg, sessionId, { offset: read.end, title: state.title });
+  saveState(cfg, sessionId, { offset: read.end, title: state.title, reply: lastText ?? '' });
 }
 
 // ---- the events -------------------------------------------------------------------------------
