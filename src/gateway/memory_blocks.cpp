@@ -44,6 +44,7 @@ std::string MenuLines(memory::Namespace& ns, const VolatileInputs& in, const Men
   }
   request.max_lines = in.gateway.menu_lines;
   request.token_budget = in.gateway.menu_tokens;
+  request.min_match = in.gateway.menu_min_match;
   auto menu = memory::BuildMenu(ns, request);
   if (!menu.ok()) {
     LogWarn("menu of namespace {}: {}", ns.name(), menu.status().ToString());

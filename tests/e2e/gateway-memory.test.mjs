@@ -158,7 +158,7 @@ for (const [kind] of Object.entries(UPSTREAMS)) {
       await plant(gw, `My sister Odalys moved to ${city} in March.`, `Odalys ${city}`, city);
       const conversation = uniqueId('menu');
       const marker = uniqueId('ask');
-      await say(gw, 'openai', `${marker} Have I told you where Odalys lives now?`, { conversation });
+      await say(gw, 'openai', `${marker} Where does my sister Odalys live now?`, { conversation });
       const [sent] = await upstreamRequestsWith(gw.upstream, marker);
       assert.match(turnContextOf(sent.body) ?? '', new RegExp(city), `the menu names it: ${turnContextOf(sent.body)}`);
 

@@ -217,7 +217,7 @@ for (const [kind, upstream] of Object.entries(KINDS)) {
       await client.responses.create({ model: 'companion', input: `My sister Odalys moved to ${city} in March.` });
       assert.ok((await waitUntilSearchable(gw, `Odalys ${city}`, city)).length, 'the fact is searchable');
       const marker = uniqueId('ask');
-      await client.responses.create({ model: 'companion', input: `${marker} Have I told you where Odalys lives now?` });
+      await client.responses.create({ model: 'companion', input: `${marker} Where does my sister Odalys live now?` });
       const [sent] = await sentWith(gw, marker);
       const wire = JSON.stringify(sent.body);
       assert.ok(wire.includes(city), `the new chat's upstream request holds the fact: ${wire.slice(0, 600)}`);
