@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <string>
@@ -24,14 +25,21 @@ namespace {
 
 using nlohmann::json;
 
-// A scripted OpenAI-compatible upstream. The last user text decides:
-// "RECALL" calls recall, "WEATHER" calls the client's tool, "BOTH" both,
-// "FAIL" answers 500; a request ending in a tool result answers with it.
-class ScriptedUpstream {
+// A local upstream on POST {base_url}/<path>: every request body is kept,
+// then answered by `answer`.
+class RecordingUpstream {
  public:
-  ScriptedUpstream()
-      : server_([this](httplib::Server& s) {
-          s.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { Answer(req, res); });
+  using Answer = std::function<void(const json& body, httplib::Response& res)>;
+  RecordingUpstream(const std::string& path, Answer answer)
+      : answer_(std::move(answer)), server_([this, path](httplib::Server& s) {
+          s.Post("/v1/" + path, [this](const httplib::Request& req, httplib::Response& res) {
+            const json body = json::parse(req.body);
+            {
+              std::lock_guard<std::mutex> lock(mu_);
+              requests_.push_back(body);
+            }
+            answer_(body, res);
+          });
         }) {}
 
   std::string base_url() const { return server_.Url("/v1"); }
@@ -41,16 +49,25 @@ class ScriptedUpstream {
   }
 
  private:
+  const Answer answer_;
+  std::mutex mu_;
+  std::vector<json> requests_;
+  testing::LocalServer server_;
+};
+
+// A scripted OpenAI-compatible upstream. The last user text decides:
+// "RECALL" calls recall, "WEATHER" calls the client's tool, "BOTH" both,
+// "FAIL" answers 500; a request ending in a tool result answers with it.
+class ScriptedUpstream : public RecordingUpstream {
+ public:
+  ScriptedUpstream() : RecordingUpstream("chat/completions", &ScriptedUpstream::Answer) {}
+
+ private:
   static json Call(const std::string& id, const std::string& name, const std::string& arguments) {
     return {{"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
   }
 
-  void Answer(const httplib::Request& req, httplib::Response& res) {
-    const json body = json::parse(req.body);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      requests_.push_back(body);
-    }
+  static void Answer(const json& body, httplib::Response& res) {
     const json& last = body["messages"].back();
     std::string user_text;
     for (const json& m : body["messages"]) {
@@ -113,35 +130,17 @@ class ScriptedUpstream {
     sse += "data: " + json{{"id", "cmpl-s"}, {"choices", json::array()}, {"usage", usage}}.dump() + "\n\ndata: [DONE]\n\n";
     res.set_content(sse, "text/event-stream");
   }
-
-  std::mutex mu_;
-  std::vector<json> requests_;
-  testing::LocalServer server_;
 };
 
 // A scripted upstream that speaks Responses. The last user text decides:
 // "RECALL" answers encrypted reasoning and a recall call; a request ending
 // in a function_call_output answers with it; anything else is echoed.
-class ScriptedResponsesUpstream {
+class ScriptedResponsesUpstream : public RecordingUpstream {
  public:
-  ScriptedResponsesUpstream()
-      : server_([this](httplib::Server& s) {
-          s.Post("/v1/responses", [this](const httplib::Request& req, httplib::Response& res) { Answer(req, res); });
-        }) {}
-
-  std::string base_url() const { return server_.Url("/v1"); }
-  std::vector<json> requests() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return requests_;
-  }
+  ScriptedResponsesUpstream() : RecordingUpstream("responses", &ScriptedResponsesUpstream::Answer) {}
 
  private:
-  void Answer(const httplib::Request& req, httplib::Response& res) {
-    const json body = json::parse(req.body);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      requests_.push_back(body);
-    }
+  static void Answer(const json& body, httplib::Response& res) {
     const json& input = body["input"];
     const json& last = input.back();
     std::string user_text;
@@ -186,10 +185,6 @@ class ScriptedResponsesUpstream {
     event({{"type", "response.completed"}, {"response", response}});
     res.set_content(sse, "text/event-stream");
   }
-
-  std::mutex mu_;
-  std::vector<json> requests_;
-  testing::LocalServer server_;
 };
 
 class CollectingSink : public ChatSink {
