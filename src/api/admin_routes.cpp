@@ -157,6 +157,7 @@ json UsageJson(const memory::TurnUsage& u, const Config& config) {
           {"output_tokens", u.output_tokens},
           {"cache_read_tokens", u.cache_read_tokens},
           {"cache_write_tokens", u.cache_write_tokens},
+          {"reasoning_tokens", u.reasoning_tokens},
           {"hit_rate", u.input_tokens > 0 ? static_cast<double>(u.cache_read_tokens) / u.input_tokens : 0.0},
           {"recall_rounds", u.recall_rounds},
           {"first_byte_ms_avg", u.first_byte_ms_avg < 0 ? json(nullptr) : json(u.first_byte_ms_avg)},

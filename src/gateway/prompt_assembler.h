@@ -37,7 +37,9 @@ struct MemoryBlocks {
   std::string volatile_text;
 };
 
-enum class Wire { kAnthropic, kOpenAI };
+// kResponses: the OpenAI Responses API, for a Responses client passed
+// through to an upstream that speaks it (docs/upstreams.md).
+enum class Wire { kAnthropic, kOpenAI, kResponses };
 
 struct AssembleOptions {
   Wire wire = Wire::kAnthropic;
@@ -59,7 +61,10 @@ struct Assembled {
 };
 
 // client_body: the client's request already in the target wire format
-// (Anthropic Messages or OpenAI Chat Completions). recall_tool: the built-in
+// (Anthropic Messages, OpenAI Chat Completions or Responses). For Responses
+// the stable blocks follow the client's `instructions` (its per-turn lines
+// moved out) and the per-turn block ends the last user item of `input`;
+// every other field and item stays as the client sent it. recall_tool: the built-in
 // tool in the same format, appended after the client's tools (omitted when
 // null). InvalidArgument when the body is not a request of that format.
 Result<Assembled> Assemble(const nlohmann::json& client_body, const MemoryBlocks& memory,

@@ -212,6 +212,7 @@ TEST_F(AdminRoutesTest, UsageSumsTurnsPerDayAndModelWithCostOnlyWherePriced) {
   turn.input_tokens = 1000;
   turn.cache_read_tokens = 800;
   turn.output_tokens = 10;
+  turn.reasoning_tokens = 4;
   turn.first_byte_ms = 300;
   turn.total_ms = 900;
   turn.recall_rounds = 1;
@@ -226,6 +227,7 @@ TEST_F(AdminRoutesTest, UsageSumsTurnsPerDayAndModelWithCostOnlyWherePriced) {
   EXPECT_EQ(row["requests"], 1);
   EXPECT_DOUBLE_EQ(row["hit_rate"].get<double>(), 0.8);
   EXPECT_EQ(row["recall_rounds"], 1);
+  EXPECT_EQ(row["reasoning_tokens"], 4);
   EXPECT_DOUBLE_EQ(row["first_byte_ms_avg"].get<double>(), 300);
   EXPECT_TRUE(row["cost"].is_null()) << "no [[prices]] in this config";
   EXPECT_EQ(server_.client().Get("/v1/stats/usage?days=0", server_.As(server_.admin))->status, 400);
