@@ -1,5 +1,6 @@
 // `cilia keys list|create|revoke`, and the key a first start creates.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,7 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "api/auth.h"
@@ -109,8 +109,9 @@ Result<WritableKeys> OpenForWriting(const Config& config) {
 
 // The new key as POST /v1/keys answers it (KeyJson and "key"): made by the
 // server that holds the data dir, or in the key store here.
-Result<nlohmann::json> CreateHere(const CommandLine& command_line, const Config& config, const std::string& name_space,
-                                  uint32_t scopes, const store::FeatureOverrides& features) {
+Result<nlohmann::json> CreateKeyRecord(const CommandLine& command_line, const Config& config,
+                                       const std::string& name_space, uint32_t scopes,
+                                       const store::FeatureOverrides& features) {
   CILIA_ASSIGN_OR_RETURN(auto link, FindServerLink(config, name_space, "creating the key"));
   if (link) {
     nlohmann::json body = {{"name", command_line.Get("name")},
@@ -119,8 +120,8 @@ Result<nlohmann::json> CreateHere(const CommandLine& command_line, const Config&
     return CallServerJson(*link, "POST", "/v1/keys", body.dump());
   }
   CILIA_ASSIGN_OR_RETURN(WritableKeys writable, OpenForWriting(config));
-  CILIA_ASSIGN_OR_RETURN(auto created,
-                         writable.keys->Create(command_line.Get("name"), name_space, api::ScopeNames(scopes), features));
+  CILIA_ASSIGN_OR_RETURN(
+      auto created, writable.keys->Create(command_line.Get("name"), name_space, api::ScopeNames(scopes), features));
   nlohmann::json reply = api::KeyJson(created.info);
   reply["key"] = created.secret;
   return reply;
@@ -128,9 +129,9 @@ Result<nlohmann::json> CreateHere(const CommandLine& command_line, const Config&
 
 // Through the server when it holds the data dir (a key of its namespace
 // only, as DELETE /v1/keys/{id} allows), else in the key store here.
-Status RevokeHere(const CommandLine& command_line, const Config& config, const std::string& id) {
-  CILIA_ASSIGN_OR_RETURN(auto link, FindServerLink(config, command_line.Get("namespace", kDefaultNamespace),
-                                                   "revoking the key"));
+Status RevokeKeyRecord(const CommandLine& command_line, const Config& config, const std::string& id) {
+  CILIA_ASSIGN_OR_RETURN(auto link,
+                         FindServerLink(config, command_line.Get("namespace", kDefaultNamespace), "revoking the key"));
   if (link) return CallServer(*link, "DELETE", "/v1/keys/" + PercentEncode(id), "").status();
   CILIA_ASSIGN_OR_RETURN(WritableKeys writable, OpenForWriting(config));
   return writable.keys->Revoke(id);
@@ -140,13 +141,13 @@ int CreateKey(const CommandLine& command_line, const Config& config) {
   std::string name_space = command_line.Get("namespace", kDefaultNamespace);
   if (!memory::IsValidNamespaceName(name_space)) {
     return UsageError("keys", Status::InvalidArgument(fmt::format(
-                             "\"{}\" is not a namespace name: 1 to 64 of a-z, 0-9, '_' and '-', starting with a "
-                             "letter or digit",
-                             name_space)));
+                                  "\"{}\" is not a namespace name: 1 to 64 of a-z, 0-9, '_' and '-', starting with a "
+                                  "letter or digit",
+                                  name_space)));
   }
   if (!command_line.Has("scopes")) {
     return UsageError("keys", Status::InvalidArgument("cilia keys create needs --scopes (chat, memory:read, "
-                                                 "memory:write, admin; comma-separated)"));
+                                                      "memory:write, admin; comma-separated)"));
   }
   auto scopes = api::ParseScopeList(command_line.Get("scopes"));
   if (!scopes.ok()) return UsageError("keys", scopes.status());
@@ -156,7 +157,7 @@ int CreateKey(const CommandLine& command_line, const Config& config) {
     if (!parsed.ok()) return UsageError("keys", parsed.status());
     features = *parsed;
   }
-  auto created = CreateHere(command_line, config, name_space, *scopes, features);
+  auto created = CreateKeyRecord(command_line, config, name_space, *scopes, features);
   if (!created.ok()) return ExitWithError(created.status(), kExitFailure);
   const std::string secret = created->value("key", "");
   if (command_line.Has("json")) {
@@ -173,10 +174,11 @@ int CreateKey(const CommandLine& command_line, const Config& config) {
 
 int RevokeKey(const CommandLine& command_line, const Config& config) {
   if (command_line.positional.size() != 2) {
-    return UsageError("keys", Status::InvalidArgument("cilia keys revoke needs the key's id (ids are in `cilia keys list`)"));
+    return UsageError("keys",
+                      Status::InvalidArgument("cilia keys revoke needs the key's id (ids are in `cilia keys list`)"));
   }
   const std::string& id = command_line.positional[1];
-  Status revoked = RevokeHere(command_line, config, id);
+  Status revoked = RevokeKeyRecord(command_line, config, id);
   if (!revoked.ok()) return ExitWithError(revoked, kExitFailure);
   std::printf("revoked %s\n", id.c_str());
   return kExitOk;
@@ -204,8 +206,8 @@ Status CheckFlagsFit(const CommandLine& command_line, const std::string& action)
 int RunKeys(const CommandLine& command_line) {
   const std::string& action = command_line.positional.front();
   if (action != "list" && action != "create" && action != "revoke") {
-    return UsageError("keys", 
-        Status::InvalidArgument(fmt::format("unknown keys action \"{}\" (actions: list, create, revoke)", action)));
+    return UsageError("keys", Status::InvalidArgument(
+                                  fmt::format("unknown keys action \"{}\" (actions: list, create, revoke)", action)));
   }
   if (Status fits = CheckFlagsFit(command_line, action); !fits.ok()) return UsageError("keys", fits);
   auto config = LoadConfigForCommand(command_line);

@@ -114,15 +114,18 @@ int RunFileImport(const CommandLine& cl, const std::string& format) {
     reply = CallServerJson(**link, "POST",
                            fmt::format("/v1/import?format={}&name={}", PercentEncode(format), PercentEncode(file_name)),
                            text, &progress);
+    if (reply.status().code() == Code::kTooLarge) {
+      reply = Status::TooLarge(reply.status().message() +
+                               "; raise server.max_body_mb, or stop the server and run this again to import directly");
+    }
   } else {
     std::optional<DataDirLock> lock;
     auto opened = OpenNamespace(*config, cl, &lock, "cilia " + cl.command);
     if (!opened.ok()) return ExitWithError(opened.status(), kExitFailure);
     Progress progress(fmt::format("{} {}", cl.command, file_name));
-    reply = api::ImportFile(*opened->ns, text, format, file_name,
-                            [&progress](int64_t done, int64_t total, std::string_view unit) {
-                              progress.Update(done, total, unit);
-                            });
+    reply = api::ImportFile(
+        *opened->ns, text, format, file_name,
+        [&progress](int64_t done, int64_t total, std::string_view unit) { progress.Update(done, total, unit); });
   }
   if (!reply.ok()) return ExitWithError(reply.status().With(path), kExitFailure);
   if (cl.Has("json")) {
@@ -263,8 +266,7 @@ int RunJobs(const CommandLine& cl) {
     Progress progress("jobs run " + name);
     progress.StartTicker();
     auto recorded = memory::RunJob(*job, *opened->ns, opened->registry->config(), opened->registry->clock(), "manual");
-    if (recorded.ok()) run = api::JobRunJson(*recorded);
-    else run = recorded.status();
+    run = recorded.ok() ? Result<json>(api::JobRunJson(*recorded)) : Result<json>(recorded.status());
   }
   if (!run.ok()) return ExitWithError(run.status(), kExitFailure);
   std::cout << (cl.Has("json") ? run->dump() + "\n" : FormatJobRun(*run));

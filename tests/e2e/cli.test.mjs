@@ -148,8 +148,8 @@ test('cilia ingest of a malformed file fails, names the line, and stores nothing
 
 // A server whose first start wrote data/admin.key, as `make run` does; the CLI finds it by
 // DATA/serve.json and reaches it with that key.
-async function serverWithAdminKey(t) {
-  const server = await serverForTest(t, { env: { CILIA_API_KEY: '' } });
+async function serverWithAdminKey(t, config) {
+  const server = await serverForTest(t, { env: { CILIA_API_KEY: '' }, config });
   const adminKey = (await readFile(join(server.dataDir, 'admin.key'), 'utf8')).trim();
   return { server, adminKey, api: (path, options = {}) => server.api(path, { key: adminKey, ...options }) };
 }
@@ -226,6 +226,19 @@ test('beside a running server a namespace its admin key cannot reach is refused,
   const write = await runCli(['ingest', file, '--namespace', 'work'], { dataDir: server.dataDir });
   assert.equal(write.code, 1, write.stdout);
   assert.match(write.stderr, /admin key is for namespace "default"/);
+});
+
+test('a file over the server\'s body limit is refused saying which limit and what to do', async (t) => {
+  const { server } = await serverWithAdminKey(t, '[server]\nmax_body_mb = 1\n');
+  const big = CONVERSATIONS[0].messages[0].content.repeat(40);
+  const conversations = Array.from({ length: 700 }, (_, i) => ({
+    conversation_id: `big-${i}`,
+    messages: [{ id: `m${i}`, role: 'user', content: big }],
+  }));
+  const file = await fileForTest(t, 'big.jsonl', jsonl(conversations));
+  const run = await runCli(['ingest', file], { dataDir: server.dataDir });
+  assert.equal(run.code, 1, run.stdout);
+  assert.match(run.stderr, /the server answered 413: .*server\.max_body_mb.*stop the server and run this again/);
 });
 
 test('without a server the commands work on the data dir directly and say nothing of a server', async (t) => {

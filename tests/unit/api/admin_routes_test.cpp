@@ -91,8 +91,9 @@ TEST_F(AdminRoutesTest, ExportIsForAdmins) {
 TEST_F(AdminRoutesTest, TheTimelineCountsMessagesPerLocalDayAndListsADaysConversations) {
   Import(ingest::testing::kTripChats);
   // 23:30 UTC is the next day in Asia/Shanghai, the owner's zone here.
-  Import("{\"conversation_id\": \"夜\", \"messages\": [{\"id\": \"n1\", \"role\": \"user\", "
-         "\"content\": \"睡不着\", \"created_at\": \"2026-05-08T23:30:00Z\"}]}\n");
+  Import(
+      "{\"conversation_id\": \"夜\", \"messages\": [{\"id\": \"n1\", \"role\": \"user\", "
+      "\"content\": \"睡不着\", \"created_at\": \"2026-05-08T23:30:00Z\"}]}\n");
   auto timeline = server_.client().Get("/v1/timeline", server_.As(server_.reader));
   ASSERT_EQ(timeline->status, 200) << timeline->body;
   EXPECT_EQ(json::parse(timeline->body)["days"],

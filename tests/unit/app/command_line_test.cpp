@@ -131,7 +131,8 @@ TEST(CommandLineTest, HelpIsACommandAndAFlag) {
 
 TEST(UsageTextTest, ListsEveryCommand) {
   std::string usage = UsageText();
-  for (const char* command : {"serve", "ingest", "recall", "search", "export", "import", "jobs", "keys", "doctor", "version"}) {
+  for (const char* command :
+       {"serve", "ingest", "recall", "search", "export", "import", "jobs", "keys", "doctor", "version"}) {
     EXPECT_THAT(usage, HasSubstr(std::string("cilia ") + command)) << command;
   }
 }
