@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "api/admin_assets.h"
+#include "api/import_routes.h"
 #include "api/route_support.h"
 #include "core/version.h"
 #include "memory/archive/archive.h"
@@ -284,6 +285,9 @@ void RegisterAdminRoutes(ApiServer& server, memory::Registry& registry) {
         .WithHeader("Content-Disposition",
                     fmt::format("attachment; filename=\"cilia-{}-{}.jsonl\"", req.who.name_space, day));
   });
+
+  // The page's import; the CLI's too (import_routes.h).
+  RegisterImportRoutes(server, registry);
 
   server.Handle("GET", "/v1/timeline", Scope::kMemoryRead, [&registry](const Request& req) {
     return ForNamespace(registry, req.who, [](memory::Namespace& ns) { return TimelineJson(ns); });

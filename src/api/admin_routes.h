@@ -3,7 +3,7 @@
 //   GET  /admin, /admin/{file}   the page's files, compiled in; no key; ETag and 304
 //   GET  /v1/whoami      (any valid key) -> {"key_id", "namespace", "scopes"}: what the page may show
 //   GET  /v1/export      (admin) -> the namespace as JSON Lines, as `cilia export` writes it
-//   POST /v1/import      (admin): see import_routes.h
+//   POST /v1/import      (admin): registered from here, see import_routes.h
 //   GET  /v1/timeline    (memory:read) -> {"days": [{"day", "messages"}]}: days with messages,
 //                        in the owner's zone, oldest first
 //   GET  /v1/timeline/{day} (memory:read) -> {"day", "conversations": [{"id", "title",

@@ -8,6 +8,7 @@
 //                    "stored", "duplicates"} (a dump adds "files",
 //                    "excerpts", "candidates")
 // The body is bounded by server.max_body_mb, like every other.
+// RegisterAdminRoutes registers the route: the admin page imports through it.
 #pragma once
 
 #include <cstdint>

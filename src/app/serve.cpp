@@ -16,7 +16,6 @@
 #include "api/chat_routes.h"
 #include "api/excerpt_routes.h"
 #include "api/glossary_routes.h"
-#include "api/import_routes.h"
 #include "api/job_routes.h"
 #include "api/key_routes.h"
 #include "api/mcp/mcp_routes.h"
@@ -135,7 +134,6 @@ int RunServe(const CommandLine& command_line) {
   api::RegisterResponsesRoutes(server, chat);
   api::mcp::RegisterMcpRoutes(server, mcp);
   api::RegisterAdminRoutes(server, **registry);
-  api::RegisterImportRoutes(server, **registry);
   DiskFaultMetric disk_faults(server.metrics());
   memory::Scheduler jobs(**registry);
   if (Status started = (*registry)->StartBackground(executor); !started.ok()) {

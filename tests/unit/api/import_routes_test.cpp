@@ -19,17 +19,13 @@ using ::testing::HasSubstr;
 
 using ingest::testing::kTripChats;
 
-void ImportAndExportRoutes(ApiServer& server, memory::Registry& registry) {
-  RegisterAdminRoutes(server, registry);
-  RegisterImportRoutes(server, registry);
-}
-
 class ImportRoutesTest : public ::testing::Test {
  protected:
   httplib::Result Import(const std::string& body, const std::string& key, const std::string& query = "") {
     return server_.client().Post(("/v1/import" + query).c_str(), server_.As(key), body, "application/octet-stream");
   }
-  testing::RegistryServer server_{ImportAndExportRoutes};
+  // The admin routes register import, and give the export to import from.
+  testing::RegistryServer server_{RegisterAdminRoutes};
 };
 
 TEST_F(ImportRoutesTest, AChatExportImportsAndIsSearchableThenExportsAndImportsElsewhereAsADump) {
