@@ -327,6 +327,9 @@ Result<std::string> ApiServer::ReadBody(const httplib::Request& req, const httpl
     return Status::TooLarge(too_large);
   }
   if (req.is_multipart_form_data()) return Status::InvalidArgument("multipart bodies are not accepted; send JSON");
+  // A request with neither header has no body (RFC 9112 §6.3): httplib's
+  // reader would instead wait for one until the request deadline.
+  if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) return std::string();
   std::string body;
   bool over = false;
   const bool complete = reader([&](const char* data, size_t size) {

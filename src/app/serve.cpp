@@ -2,6 +2,7 @@
 // HTTP until SIGINT or SIGTERM, then drains and exits 0.
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "core/data_dir_lock.h"
 #include "core/executor.h"
 #include "core/log.h"
+#include "core/serve_file.h"
 #include "gateway/chat_service.h"
 #include "memory/upkeep/jobs.h"
 #include "memory/registry.h"
@@ -132,10 +134,16 @@ int RunServe(const CommandLine& command_line) {
   }
   std::fprintf(stderr, "cilia listening on http://%s:%d (data %s)\n", UrlHost(address->host).c_str(), *port,
                data_dir.c_str());
+  // For the CLI beside this server (core/serve_file.h); without it the CLI
+  // refuses to write, so a failure here is only a warning.
+  if (Status written = WriteServeFile(data_dir, {getpid(), LocalUrlFor({address->host, *port})}); !written.ok()) {
+    LogWarn("the CLI will not find this server: {}", written.message());
+  }
 
   int signal = WaitForStop(signals, server);
   if (signal == 0) LogError("the HTTP server stopped by itself");
   else LogInfo("{}: stopping", strsignal(signal));
+  RemoveServeFile(data_dir);
   bool drained = server.Shutdown(kShutdownGrace);
   jobs.Stop();
   (*registry)->Stop();

@@ -276,6 +276,21 @@ TEST_F(ServerTest, NoKeyIs401BeforeAnyOfTheBodyIsRead) {
   EXPECT_TRUE(client.closed());  // the unread body is not taken for a request
 }
 
+TEST_F(ServerTest, APostWithoutContentLengthHasAnEmptyBodyAndTheConnectionGoesOn) {
+  Start();
+  testing::RawClient client(port_);
+  // No Content-Length and no Transfer-Encoding: no body (RFC 9112 §6.3), as
+  // `curl -X POST` sends to /approve; then a second request on the same connection.
+  const std::string auth = "Authorization: Bearer " + admin_ + "\r\n";
+  client.Send("POST /v1/echo HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n" + "POST /v1/echo HTTP/1.1\r\nHost: x\r\n" + auth +
+              "Content-Length: 0\r\nConnection: close\r\n\r\n");
+  const auto asked = std::chrono::steady_clock::now();
+  std::string answer = client.ReadUntilClosed(std::chrono::seconds(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2)) << "waited for a body";
+  ASSERT_THAT(answer, ::testing::StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(answer.substr(1), HasSubstr("HTTP/1.1 200")) << answer;
+}
+
 TEST_F(ServerTest, AHugeDeclaredLengthIs413AtOnce) {
   Start();
   testing::RawClient client(port_);
