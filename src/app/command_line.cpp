@@ -65,8 +65,8 @@ const std::vector<CommandSpec>& Commands() {
         {"name", "NAME", "a name to recognise the key by (create)"},
         {"features", "LIST", "the key's own [features] switches, e.g. memory=off,recall_tool=on (create)"}, kJsonFlag,
         kHelpFlag}},
-      {"doctor", "", "check config, data dir, upstreams and embedder", 0, 0,
-       {kConfigFlag, kDataFlag, {"online", "", "also call each provider's base URL"}, kHelpFlag}},
+      {"doctor", "", "check config, data dir, upstreams, embedder, jobs and candidates", 0, 0,
+       {kConfigFlag, kDataFlag, {"online", "", "also call each provider's base URL"}, kJsonFlag, kHelpFlag}},
       {"version", "", "print the version", 0, 0, {kHelpFlag}},
   };
   return *commands;

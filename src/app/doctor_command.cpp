@@ -1,11 +1,16 @@
-// `cilia doctor`: one line per check, "ok" or "FAIL", and for each failure
-// how to mend it. Calls the network only with --online.
+// `cilia doctor`: one line per check, "ok", "WARN" (works, but worth a look)
+// or "FAIL" (a problem: the exit code is 1), and for the last two what to do;
+// `--json` gives the same as one object. Calls the network only with
+// --online. It reads the data dir without the lock, which works beside a
+// running server.
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +20,9 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "net/http_client.h"
+#include "memory/excerpts/candidates.h"
+#include "memory/registry.h"
+#include "memory/upkeep/jobs.h"
 #include "store/key_store.h"
 
 namespace cilia::app {
@@ -25,24 +33,59 @@ namespace fs = std::filesystem;
 
 constexpr uint64_t kMinFreeBytes = uint64_t{200} << 20;
 constexpr int kProbeTimeoutMs = 10000;
+constexpr int kJobRunsRead = 100;      // enough to hold the newest run of every job
+constexpr int kFailedItemsRead = 20;
+constexpr int kCandidatesRead = 100;  // "100+" past that
+
+enum class Verdict { kOk, kWarning, kProblem };
 
 struct Check {
   std::string name;
-  bool ok = true;
+  Verdict verdict = Verdict::kOk;
   std::string detail;
-  std::string mend;  // for a failure
+  std::string mend;  // what to do, unless ok
 };
 
-Check Ok(std::string name, std::string detail) { return {std::move(name), true, std::move(detail), ""}; }
+Check Ok(std::string name, std::string detail) { return {std::move(name), Verdict::kOk, std::move(detail), ""}; }
+Check Warn(std::string name, std::string detail, std::string mend) {
+  return {std::move(name), Verdict::kWarning, std::move(detail), std::move(mend)};
+}
 Check Fail(std::string name, std::string detail, std::string mend) {
-  return {std::move(name), false, std::move(detail), std::move(mend)};
+  return {std::move(name), Verdict::kProblem, std::move(detail), std::move(mend)};
+}
+
+const char* VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kOk: return "ok";
+    case Verdict::kWarning: return "warning";
+    case Verdict::kProblem: return "problem";
+  }
+  return "problem";
+}
+
+const char* VerdictLabel(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kOk: return "ok";
+    case Verdict::kWarning: return "WARN";
+    case Verdict::kProblem: return "FAIL";
+  }
+  return "FAIL";
 }
 
 // Through the log's redaction: a base_url may carry "user:password@", an
 // error message the key.
 void Print(const Check& check) {
-  std::printf("%-4s  %-18s %s\n", check.ok ? "ok" : "FAIL", check.name.c_str(), RedactSecrets(check.detail).c_str());
-  if (!check.ok) std::printf("      %-18s -> %s\n", "", RedactSecrets(check.mend).c_str());
+  std::printf("%-4s  %-18s %s\n", VerdictLabel(check.verdict), check.name.c_str(),
+              RedactSecrets(check.detail).c_str());
+  if (check.verdict != Verdict::kOk) std::printf("      %-18s -> %s\n", "", RedactSecrets(check.mend).c_str());
+}
+
+nlohmann::json ToJson(const Check& check) {
+  nlohmann::json out = {{"name", check.name},
+                        {"verdict", VerdictName(check.verdict)},
+                        {"detail", RedactSecrets(check.detail)}};
+  if (check.verdict != Verdict::kOk) out["mend"] = RedactSecrets(check.mend);
+  return out;
 }
 
 // The path itself, or its nearest ancestor that exists.
@@ -109,12 +152,66 @@ Check CheckKeys(const Config& config) {
   return Ok("keys", fmt::format("{} active (`cilia keys list`)", active));
 }
 
+std::string ZoneNow(const TimeZone& tz) {
+  int offset = tz.OffsetMinutes(Clock::System().Now());
+  return fmt::format("{} (UTC{}{:02}:{:02} now)", tz.name(), offset < 0 ? '-' : '+', std::abs(offset) / 60,
+                     std::abs(offset) % 60);
+}
+
+// The owner's days (digests, nightly_at, "yesterday") follow server.time_zone;
+// one that differs from the machine's is often a default left unchanged.
 Check CheckTimeZone(const Config& config) {
   auto tz = TimeZone::Load(config.server.time_zone);
   if (!tz.ok()) return Fail("time zone", tz.status().message(), "set server.time_zone to an IANA name");
-  int offset = tz->OffsetMinutes(Clock::System().Now());
-  return Ok("time zone", fmt::format("{} (UTC{}{:02}:{:02} now)", tz->name(), offset < 0 ? '-' : '+',
-                                     std::abs(offset) / 60, std::abs(offset) % 60));
+  const TimeZone system = TimeZone::System();
+  if (!tz->SameRulesAs(system)) {
+    return Warn("time zone", fmt::format("{}, but this machine's is {}", ZoneNow(*tz), ZoneNow(system)),
+                fmt::format("days and the nightly job follow server.time_zone: if the owner lives in {0}, set "
+                            "time_zone = \"{0}\" under [server]", system.name()));
+  }
+  return Ok("time zone", ZoneNow(*tz) + ", as this machine's");
+}
+
+// Job runs whose newest run failed, and nightly items given up.
+Check CheckJobs(const std::vector<std::shared_ptr<memory::Namespace>>& namespaces) {
+  std::vector<std::string> failures;
+  for (const auto& ns : namespaces) {
+    auto history = memory::ListJobRuns(*ns, std::nullopt, std::nullopt, kJobRunsRead, kFailedItemsRead);
+    if (!history.ok()) return Fail("jobs", history.status().message(), "the namespace's database is not readable");
+    std::set<std::string> seen;
+    for (const store::JobRun& run : history->runs) {
+      if (!seen.insert(run.job).second || run.outcome != "failed") continue;  // newest run of each job only
+      failures.push_back(fmt::format("{}: {} failed ({})", ns->name(), run.job, run.error));
+    }
+    for (const store::NightlyItem& item : history->failed_items) {
+      failures.push_back(fmt::format("{}: nightly item {} given up after {} tries ({})", ns->name(), item.item,
+                                     item.attempts, item.error));
+    }
+  }
+  if (failures.empty()) return Ok("jobs", "no failed runs or items");
+  std::string detail = fmt::format("{} failed: {}", failures.size(), failures.front());
+  if (failures.size() > 1) detail += fmt::format("; and {} more", failures.size() - 1);
+  return Warn("jobs", detail,
+              "GET /v1/jobs (or the admin page) shows them; mend the cause (often the upstream or its key), "
+              "then `cilia jobs run <job>`");
+}
+
+Check CheckCandidates(const std::vector<std::shared_ptr<memory::Namespace>>& namespaces) {
+  std::vector<std::string> waiting;
+  size_t total = 0;
+  for (const auto& ns : namespaces) {
+    auto pending = memory::Candidates(*ns).List(store::CandidateStatus::kPending, {kCandidatesRead, std::nullopt});
+    if (!pending.ok()) return Fail("candidates", pending.status().message(), "the namespace's database is not readable");
+    if (pending->empty()) continue;
+    total += pending->size();
+    waiting.push_back(fmt::format("{}{} in {}", pending->size(), pending->size() == static_cast<size_t>(kCandidatesRead) ? "+" : "",
+                                  ns->name()));
+  }
+  if (total == 0) return Ok("candidates", "none pending");
+  std::string where;
+  for (const std::string& one : waiting) where += (where.empty() ? "" : ", ") + one;
+  return Warn("candidates", fmt::format("memories waiting for review: {}", where),
+              "review them on the admin page (/admin) or GET /v1/candidates, then approve or discard each");
 }
 
 std::string TrimSlash(std::string url) {
@@ -189,8 +286,15 @@ Check ProbeEmbeddings(const ProviderConfig& provider, const EmbeddingConfig& emb
 Check CheckEmbedder(const Config& config, bool online) {
   const EmbeddingConfig& embedding = config.embedding;
   switch (embedding.kind) {
-    case EmbedderKind::kHash:
-      return Ok("embedder", fmt::format("hash (built in, {} dimensions)", embedding.dimensions));
+    case EmbedderKind::kHash: {
+      const std::string provider = config.providers.empty() ? "<provider>" : config.providers.front().name;
+      return Warn("embedder",
+                  fmt::format("hash (built in, {} dimensions): recall matches words, not meaning", embedding.dimensions),
+                  fmt::format("for an OpenAI-compatible /embeddings endpoint, put this line at the top of the config: "
+                              "embedding = {{ kind = \"openai\", provider = \"{}\", model = \"text-embedding-3-small\" }} "
+                              "(docs/configuration.md, [embedding]), then `cilia jobs run reindex`",
+                              provider));
+    }
     case EmbedderKind::kLocal: {
       std::error_code ec;
       if (!fs::is_regular_file(embedding.model, ec)) {
@@ -212,12 +316,54 @@ Check CheckEmbedder(const Config& config, bool online) {
   return Ok("embedder", EmbedderKindName(embedding.kind));
 }
 
+
+// The namespaces already on disk, opened for reading; none when the data dir
+// is missing (doctor never creates it).
+Result<std::vector<std::shared_ptr<memory::Namespace>>> OpenNamespaces(memory::Registry& registry) {
+  std::vector<std::shared_ptr<memory::Namespace>> out;
+  for (const std::string& name : registry.Names()) {
+    CILIA_ASSIGN_OR_RETURN(auto ns, registry.Get(name));
+    out.push_back(std::move(ns));
+  }
+  return out;
+}
+
+void AddDataChecks(const Config& config, std::vector<Check>& checks) {
+  std::error_code ec;
+  if (!fs::is_directory(fs::path(config.server.data_dir) / "ns", ec)) {
+    checks.push_back(Ok("jobs", "no data yet"));
+    checks.push_back(Ok("candidates", "no data yet"));
+    return;
+  }
+  auto registry = memory::Registry::Open(config);
+  Result<std::vector<std::shared_ptr<memory::Namespace>>> namespaces = registry.status();
+  if (registry.ok()) namespaces = OpenNamespaces(**registry);
+  if (!namespaces.ok()) {
+    checks.push_back(Fail("jobs", namespaces.status().message(), "the data dir is not readable; see the message"));
+    return;
+  }
+  checks.push_back(CheckJobs(*namespaces));
+  checks.push_back(CheckCandidates(*namespaces));
+}
+
+void Report(const std::vector<Check>& checks, bool as_json, Verdict worst) {
+  if (!as_json) {
+    for (const Check& check : checks) Print(check);
+    return;
+  }
+  nlohmann::json out = {{"verdict", VerdictName(worst)}, {"checks", nlohmann::json::array()}};
+  for (const Check& check : checks) out["checks"].push_back(ToJson(check));
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
 }  // namespace
 
 int RunDoctor(const CommandLine& command_line) {
+  const bool as_json = command_line.Has("json");
   auto config = LoadConfigForCommand(command_line);
   if (!config.ok()) {
-    Print(Fail("config", config.status().message(), "mend what the message names (docs/configuration.md has every key)"));
+    Report({Fail("config", config.status().message(), "mend what the message names (docs/configuration.md has every key)")},
+           as_json, Verdict::kProblem);
     return kExitUsage;  // a bad config is exit 2 for every command
   }
   const bool online = command_line.Has("online");
@@ -231,13 +377,12 @@ int RunDoctor(const CommandLine& command_line) {
   for (const ProviderConfig& provider : config->providers) checks.push_back(CheckProvider(provider, online));
   checks.push_back(CheckModels(*config));
   checks.push_back(CheckEmbedder(*config, online));
+  AddDataChecks(*config, checks);
 
-  bool all_ok = true;
-  for (const Check& check : checks) {
-    Print(check);
-    all_ok = all_ok && check.ok;
-  }
-  return all_ok ? kExitOk : kExitFailure;
+  Verdict worst = Verdict::kOk;
+  for (const Check& check : checks) worst = std::max(worst, check.verdict);
+  Report(checks, as_json, worst);
+  return worst == Verdict::kProblem ? kExitFailure : kExitOk;
 }
 
 }  // namespace cilia::app

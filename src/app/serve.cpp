@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "api/mcp/mcp_routes.h"
+#include "api/metrics_recorder.h"
 #include "api/routes.h"
 #include "api/server.h"
 #include "app/commands.h"
@@ -114,6 +115,7 @@ int RunServe(const CommandLine& command_line) {
                         api::Authenticator(keys->get(), config->client_api_key));
   api::RegisterRoutes(server, **keys, **registry, chat, mcp);
   DiskFaultMetric disk_faults(server.metrics());
+  api::MetricsRecorder recorder(server.metrics(), (*registry)->config());
   memory::Scheduler jobs(**registry);
   if (Status started = (*registry)->StartBackground(executor); !started.ok()) {
     return ExitWithError(started, kExitFailure);

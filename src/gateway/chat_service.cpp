@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/log.h"
+#include "core/metrics_sink.h"
 #include "gateway/memory_blocks.h"
 #include "gateway/recall_rounds.h"
 #include "gateway/recall_tool.h"
@@ -463,6 +464,8 @@ void ChatService::Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, i
   std::sort(r.sources.begin(), r.sources.end());
   r.sources.erase(std::unique(r.sources.begin(), r.sources.end()), r.sources.end());
   r.total_ms = MsSince(turn.request.started);
+  ReportTurn({r.upstream_model, r.http_status, r.input_tokens, r.output_tokens, r.cache_read_tokens,
+              r.cache_write_tokens, r.reasoning_tokens, r.first_byte_ms, r.total_ms, r.recall_rounds});
   if (turn.ns == nullptr) return;  // guide-dog keeps no records
   if (Status logged = memory::RecordTurn(*turn.ns, r); !logged.ok()) {
     LogWarn("turn record of namespace {}: {}", turn.ns->name(), logged.ToString());

@@ -8,6 +8,7 @@
 
 #include "core/codec.h"
 #include "core/log.h"
+#include "core/metrics_sink.h"
 #include "text/harness.h"
 #include "text/utf8.h"
 #include "llm/chat_format.h"
@@ -76,14 +77,20 @@ class Model {
     body["max_tokens"] = max_tokens;
     body["temperature"] = 0;
     ++outcome_.model_calls;
-    CILIA_ASSIGN_OR_RETURN(const llm::AssistantTurn turn, llm::CompleteOpenAIShaped(route_, std::move(body)));
-    outcome_.tokens_in += turn.usage.input;
-    outcome_.tokens_out += turn.usage.output;
-    return CallResult{turn.text, turn.usage};
+    Result<llm::AssistantTurn> turn = llm::CompleteOpenAIShaped(route_, std::move(body));
+    if (!turn.ok()) {
+      ReportExtractionCall({metric_model_, false, 0, 0});
+      return turn.status();
+    }
+    outcome_.tokens_in += turn->usage.input;
+    outcome_.tokens_out += turn->usage.output;
+    ReportExtractionCall({metric_model_, true, turn->usage.input, turn->usage.output});
+    return CallResult{turn->text, turn->usage};
   }
 
  private:
   llm::Route route_;
+  std::string metric_model_ = (route_.provider ? route_.provider->name + "/" : "") + route_.model;
   ExtractionOutcome& outcome_;
 };
 

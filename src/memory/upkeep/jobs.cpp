@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/log.h"
+#include "core/metrics_sink.h"
 #include "memory/archive/archive.h"
 #include "memory/upkeep/digests.h"
 #include "memory/excerpts/extraction.h"
@@ -129,6 +130,7 @@ Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& co
   Result<JobResult> result = job.run(ns, config, clock);
   JobResult r = result.ok() ? std::move(*result) : JobResult{"failed", result.status().ToString(), 0, {}};
   if (r.outcome == "failed") LogWarn("job {} in namespace {} failed: {}", job.name, ns.name(), r.error);
+  ReportJobRun(job.name, r.outcome);
   CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) {
     return store::JobRunRepo(db).Finish(id, r.outcome, r.error, r.items, r.detail, clock.Now());
   }));

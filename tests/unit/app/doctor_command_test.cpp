@@ -5,15 +5,40 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "app/commands.h"
+#include "core/data_dir.h"
+#include "memory/archive/archive.h"
+#include "memory/excerpts/candidates.h"
+#include "memory/excerpts/excerpts.h"
+#include "memory/registry.h"
+#include "store/job_run_repo.h"
 
 namespace cilia::app {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+
+// Sets TZ, as the machine's zone, for the test's length.
+class ZoneOfThisMachine {
+ public:
+  explicit ZoneOfThisMachine(const char* zone) {
+    if (const char* before = std::getenv("TZ")) before_ = before;
+    setenv("TZ", zone, 1);
+  }
+  ~ZoneOfThisMachine() {
+    if (before_) setenv("TZ", before_->c_str(), 1);
+    else unsetenv("TZ");
+  }
+
+ private:
+  std::optional<std::string> before_;
+};
 
 class DoctorTest : public ::testing::Test {
  protected:
@@ -38,7 +63,33 @@ class DoctorTest : public ::testing::Test {
     *out = ::testing::internal::GetCapturedStdout();
     return code;
   }
+  // `cilia doctor --json`'s check of that name.
+  nlohmann::json JsonCheck(std::map<std::string, std::string> flags, const std::string& name, int* code = nullptr) {
+    flags.emplace("json", "");
+    std::string out;
+    int exit_code = Doctor(std::move(flags), &out);
+    if (code) *code = exit_code;
+    nlohmann::json report = nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
+    if (!report.is_object()) return {{"unparsed", out}};
+    for (const nlohmann::json& check : report["checks"]) {
+      if (check["name"] == name) return check;
+    }
+    return {{"missing", name}};
+  }
+  // The default namespace in the data dir, as `cilia serve` would make it.
+  std::shared_ptr<memory::Namespace> DefaultNamespace() {
+    Config config;
+    config.server.data_dir = dir_ + "/data";
+    EXPECT_TRUE(PrepareDataDir(config.server.data_dir).ok());
+    auto registry = memory::Registry::Open(config);
+    EXPECT_TRUE(registry.ok()) << registry.status().ToString();
+    registry_ = std::move(*registry);
+    auto ns = registry_->Get("default");
+    EXPECT_TRUE(ns.ok()) << ns.status().ToString();
+    return *ns;
+  }
   std::string dir_;
+  std::unique_ptr<memory::Registry> registry_;
 };
 
 constexpr char kProvider[] = R"(
@@ -55,14 +106,16 @@ std::string WithPort(std::string toml, int port) {
   return toml;
 }
 
-TEST_F(DoctorTest, AFreshSetupIsAllOk) {
+TEST_F(DoctorTest, AFreshSetupHasNoProblemOnlyTheHashEmbedderToLookAt) {
+  ZoneOfThisMachine utc("UTC");
   std::string out;
-  EXPECT_EQ(Doctor({}, &out), kExitOk) << out;
-  for (const char* check : {"config", "data dir", "free disk", "server", "keys", "time zone", "models", "embedder"}) {
+  EXPECT_EQ(Doctor({{"config", WriteConfig("[server]\ntime_zone = \"UTC\"\n")}}, &out), kExitOk) << out;
+  for (const char* check : {"config", "data dir", "free disk", "server", "keys", "time zone", "models", "jobs",
+                            "candidates"}) {
     EXPECT_THAT(out, HasSubstr(std::string("ok    ") + check)) << out;
   }
   EXPECT_THAT(out, HasSubstr("missing; created on first use"));
-  EXPECT_THAT(out, HasSubstr("hash (built in, 256 dimensions)"));
+  EXPECT_THAT(out, HasSubstr("WARN  embedder           hash (built in, 256 dimensions)"));
   EXPECT_THAT(out, Not(HasSubstr("FAIL")));
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/data")) << "doctor must not create the data dir";
 }
@@ -131,6 +184,97 @@ TEST_F(DoctorTest, AFileWhereTheDataDirShouldBeFails) {
   EXPECT_EQ(Doctor({}, &out), kExitFailure);
   EXPECT_THAT(out, HasSubstr("FAIL  data dir"));
   EXPECT_THAT(out, HasSubstr("is not a directory"));
+}
+
+TEST_F(DoctorTest, AZoneOtherThanTheMachinesIsAWarningNamingBoth) {
+  ZoneOfThisMachine berlin("Europe/Berlin");
+  int code = -1;
+  nlohmann::json check =
+      JsonCheck({{"config", WriteConfig("[server]\ntime_zone = \"Asia/Shanghai\"\n")}}, "time zone", &code);
+  EXPECT_EQ(code, kExitOk) << "a warning is not a problem";
+  EXPECT_EQ(check["verdict"], "warning") << check;
+  EXPECT_THAT(check.value("detail", ""), HasSubstr("Asia/Shanghai (UTC+08:00 now), but this machine's is Europe/Berlin"));
+  EXPECT_THAT(check.value("mend", ""), HasSubstr("time_zone = \"Europe/Berlin\" under [server]"));
+}
+
+TEST_F(DoctorTest, AnAliasOfTheMachinesZoneIsOk) {
+  ZoneOfThisMachine shanghai("Asia/Shanghai");
+  nlohmann::json check = JsonCheck({{"config", WriteConfig("[server]\ntime_zone = \"Asia/Chongqing\"\n")}}, "time zone");
+  EXPECT_EQ(check["verdict"], "ok") << check;
+}
+
+TEST_F(DoctorTest, TheHashEmbedderWarningGivesALineThatSwitchesToAnEndpoint) {
+  setenv("CILIA_DOCTOR_TEST_KEY", "sk-doctor-test-0123456789", 1);
+  nlohmann::json hash = JsonCheck({{"config", WriteConfig(WithPort(kProvider, 9))}}, "embedder");
+  EXPECT_EQ(hash["verdict"], "warning") << hash;
+  const std::string mend = hash.value("mend", "");
+  const std::string line = "embedding = { kind = \"openai\", provider = \"main\", model = \"text-embedding-3-small\" }";
+  ASSERT_THAT(mend, HasSubstr(line));
+  // The line, put at the top as it says, is a config doctor reads as the endpoint.
+  nlohmann::json openai = JsonCheck({{"config", WriteConfig(line + "\n" + WithPort(kProvider, 9))}}, "embedder");
+  EXPECT_EQ(openai["verdict"], "ok") << openai;
+  EXPECT_EQ(openai["detail"], "openai via main, model text-embedding-3-small");
+}
+
+TEST_F(DoctorTest, ANewestRunThatFailedIsAWarningAnOlderOneNot) {
+  auto ns = DefaultNamespace();
+  auto record = [&](const char* job, const char* outcome, const char* error) {
+    ASSERT_TRUE(ns->store()
+                    .Write([&](store::Database& db) -> Status {
+                      store::JobRunRepo runs(db);
+                      CILIA_ASSIGN_OR_RETURN(int64_t id, runs.Start(job, "default", "manual", 1'780'000'000'000));
+                      return runs.Finish(id, outcome, error, 0, nlohmann::json::object(), 1'780'000'001'000);
+                    })
+                    .ok());
+  };
+  record("nightly", "failed", "old trouble");
+  record("nightly", "ok", "");
+  EXPECT_EQ(JsonCheck({}, "jobs")["verdict"], "ok");
+  record("extract", "failed", "upstream answered HTTP 500");
+  int code = -1;
+  nlohmann::json check = JsonCheck({}, "jobs", &code);
+  EXPECT_EQ(code, kExitOk);
+  EXPECT_EQ(check["verdict"], "warning") << check;
+  EXPECT_THAT(check.value("detail", ""), HasSubstr("default: extract failed (upstream answered HTTP 500)"));
+  EXPECT_THAT(check.value("detail", ""), Not(HasSubstr("old trouble")));
+}
+
+TEST_F(DoctorTest, PendingCandidatesAreAWarningWithTheirCount) {
+  auto ns = DefaultNamespace();
+  EXPECT_EQ(JsonCheck({}, "candidates")["verdict"], "ok");
+  ingest::IngestConversation c;
+  c.conversation_id = "chat";
+  c.messages = {{"u1", "user", "Lena", "I moved to Beijing last week.", 1'779'900'000'000}};
+  ASSERT_TRUE(memory::Archive(*ns).StoreAndIndex(c).ok());
+  memory::NewExcerpt item;
+  item.content = "Lena lives in Beijing.";
+  item.quote = "I moved to Beijing";
+  item.conversation_id = "chat";
+  item.message_id = "u1";
+  item.type = "fact";
+  auto quote = memory::Excerpts(*ns).CheckQuote(item);
+  ASSERT_TRUE(quote.ok()) << quote.status().ToString();
+  memory::Excerpts::Draft draft;
+  draft.content = item.content;
+  draft.quote = *quote;
+  draft.confidence = 0.5;
+  ASSERT_TRUE(memory::Candidates(*ns).Queue(draft, "2026-05-20", "low_confidence", std::nullopt).ok());
+  nlohmann::json check = JsonCheck({}, "candidates");
+  EXPECT_EQ(check["verdict"], "warning") << check;
+  EXPECT_THAT(check.value("detail", ""), HasSubstr("1 in default"));
+  EXPECT_THAT(check.value("mend", ""), HasSubstr("approve or discard"));
+}
+
+TEST_F(DoctorTest, JsonCarriesTheWorstVerdictAndEveryCheck) {
+  std::ofstream(dir_ + "/data") << "not a directory";
+  std::string out;
+  EXPECT_EQ(Doctor({{"json", ""}}, &out), kExitFailure);
+  nlohmann::json report = nlohmann::json::parse(out);
+  EXPECT_EQ(report["verdict"], "problem");
+  ASSERT_TRUE(report["checks"].is_array());
+  EXPECT_EQ(report["checks"][1]["name"], "data dir");
+  EXPECT_EQ(report["checks"][1]["verdict"], "problem");
+  EXPECT_THAT(report["checks"][1].value("mend", ""), HasSubstr("--data"));
 }
 
 }  // namespace
