@@ -6,7 +6,8 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import test from 'node:test';
 
-import { dataDirForTest, makeTempDir, removeDir, repoRoot, runCli, serverForTest } from './lib/server.mjs';
+import { gatewayConfig, MODELS, startFakeUpstream } from './lib/gateway.mjs';
+import { dataDirForTest, makeTempDir, metricValue, removeDir, repoRoot, runCli, serverForTest } from './lib/server.mjs';
 
 const CONVERSATIONS = [
   {
@@ -290,4 +291,57 @@ test('a POST that needs no body works without one, with or without Content-Lengt
       assert.match(reply.text, /no candidate/);
     }
   }
+});
+
+test('cilia doctor beside a running server: a failed extraction, a pending candidate, the hash embedder, a differing zone', async (t) => {
+  const upstream = await startFakeUpstream();
+  t.after(() => upstream.stop());
+  const server = await serverForTest(t, {
+    config: gatewayConfig({ upstreamUrl: upstream.url }),
+    env: { CILIA_JOBS_ENABLED: 'false', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
+  });
+  const today = new Date().toISOString().slice(0, 10);
+  const ingest = async (conversation, content) => {
+    const reply = await server.api('/v1/ingest/messages?sync=true', {
+      body: { conversation_id: conversation, messages: [{ id: 'u1', role: 'user', content, created_at: new Date().toISOString() }] },
+    });
+    assert.equal(reply.status, 200, reply.text);
+  };
+  // A low-confidence item waits for review as a candidate.
+  await ingest('doctor-a', 'I think I might take up the cello next spring.');
+  const unsure = { date: today, content: 'She may take up the cello.', quote: 'I might take up the cello', type: 'plan', fact_key: null, confidence: 0.5 };
+  await upstream.script([{ match: 'You excerpt memories', reply: JSON.stringify({ items: [unsure] }), times: 1 }]);
+  const first = await server.api('/v1/jobs/extract/run', { method: 'POST' });
+  assert.equal(first.json?.outcome, 'ok', first.text);
+  assert.equal(first.json.detail.items_candidates, 1, first.text);
+  // The next batch's text asks the fake upstream for an error: the run fails.
+  await ingest('doctor-b', 'Please remember this one. [[error:500]]');
+  const second = await server.api('/v1/jobs/extract/run', { method: 'POST' });
+  assert.equal(second.json?.outcome, 'failed', second.text);
+
+  const run = await runCli(['doctor', '--json'], { dataDir: server.dataDir, env: { TZ: 'UTC', CILIA_SERVER_TIME_ZONE: 'Asia/Tokyo' } });
+  assert.equal(run.code, 0, `warnings only, no problem: ${run.stdout}${run.stderr}`);
+  const report = JSON.parse(run.stdout);
+  assert.equal(report.verdict, 'warning', run.stdout);
+  const check = (name) => report.checks.find((c) => c.name === name) ?? assert.fail(`no check ${name}: ${run.stdout}`);
+  assert.equal(check('jobs').verdict, 'warning');
+  assert.match(check('jobs').detail, /default: extract failed \(.*500/);
+  assert.equal(check('candidates').verdict, 'warning');
+  assert.match(check('candidates').detail, /1 in default/);
+  assert.equal(check('embedder').verdict, 'warning');
+  assert.match(check('embedder').mend, /embedding = \{ kind = "openai", provider = "oai", model = "[^"]+" \}/);
+  assert.equal(check('time zone').verdict, 'warning');
+  assert.match(check('time zone').detail, /Asia\/Tokyo .*this machine's is UTC/);
+
+  const text = await runCli(['doctor'], { dataDir: server.dataDir, env: { TZ: 'UTC' } });
+  assert.equal(text.code, 0, text.stdout);
+  assert.match(text.stdout, /^WARN {2}jobs /m);
+  assert.match(text.stdout, /^ {6}\s+-> GET \/v1\/jobs/m);
+
+  // The same runs in /metrics: two extract runs, one failed; the failed model call.
+  const metrics = (await server.api('/metrics')).text;
+  assert.equal(metricValue(metrics, 'cilia_job_runs_total{job="extract",outcome="ok"}'), 1, metrics);
+  assert.equal(metricValue(metrics, 'cilia_job_runs_total{job="extract",outcome="failed"}'), 1, metrics);
+  assert.ok(metricValue(metrics, `cilia_extraction_calls_total{model="${MODELS.extract}",outcome="failed"}`) >= 1, metrics);
+  assert.ok(metricValue(metrics, `cilia_extraction_tokens_total{model="${MODELS.extract}",kind="input"}`) > 0, metrics);
 });

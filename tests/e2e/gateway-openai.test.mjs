@@ -21,6 +21,7 @@ import {
   uniqueId,
   upstreamRequestsWith,
 } from './lib/gateway.mjs';
+import { metricValue } from './lib/server.mjs';
 
 const gateways = await openGateways();
 after(() => gateways.stopAll());
@@ -69,6 +70,23 @@ for (const [kind, upstreamKind] of Object.entries(UPSTREAMS)) {
   const gw = gateways[kind];
 
   describe(`openai client → ${kind} upstream`, () => {
+    test('/metrics counts the turn\'s tokens under the routed upstream model', async (t) => {
+      if (gw.skip) return t.skip(gw.skip);
+      const series = (k) => `cilia_tokens_total{model="${upstreamKind.chat}",kind="${k}"}`;
+      const before = (await gw.api('/metrics')).text;
+      const answer = await openaiClient(gw).chat.completions.create({
+        model: 'companion',
+        messages: [{ role: 'user', content: `${uniqueId('metrics')} [[reply:counted]]` }],
+      });
+      const scraped = await gw.api('/metrics');
+      assert.equal(scraped.status, 200, scraped.text);
+      assert.ok(answer.usage.prompt_tokens > 0 && answer.usage.completion_tokens > 0, JSON.stringify(answer.usage));
+      assert.equal(metricValue(scraped.text, series('input')) - metricValue(before, series('input')), answer.usage.prompt_tokens);
+      assert.equal(metricValue(scraped.text, series('output')) - metricValue(before, series('output')), answer.usage.completion_tokens);
+      const turns = `cilia_turns_total{model="${upstreamKind.chat}",status="200"}`;
+      assert.equal(metricValue(scraped.text, turns) - metricValue(before, turns), 1);
+    });
+
     test('a whole answer comes back in the OpenAI shape, and the upstream gets its own key, not the client\'s', async (t) => {
       if (gw.skip) return t.skip(gw.skip);
       const marker = uniqueId('whole');

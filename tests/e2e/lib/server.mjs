@@ -215,3 +215,10 @@ export async function dataDirForTest(t) {
   t.after(() => removeDir(dir));
   return dir;
 }
+
+// A series' value in GET /metrics' Prometheus text, e.g. `cilia_turns_total{model="m",status="200"}`
+// (0 when absent).
+export function metricValue(text, series) {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
