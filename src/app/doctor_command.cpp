@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "core/data_dir_lock.h"
 #include "core/log.h"
+#include "core/system_zone.h"
 #include "core/time.h"
 #include "net/http_client.h"
 #include "memory/excerpts/candidates.h"
@@ -163,11 +164,13 @@ std::string ZoneNow(const TimeZone& tz) {
 Check CheckTimeZone(const Config& config) {
   auto tz = TimeZone::Load(config.server.time_zone);
   if (!tz.ok()) return Fail("time zone", tz.status().message(), "set server.time_zone to an IANA name");
-  const TimeZone system = TimeZone::System();
-  if (!tz->SameRulesAs(system)) {
-    return Warn("time zone", fmt::format("{}, but this machine's is {}", ZoneNow(*tz), ZoneNow(system)),
+  const std::string system_name = SystemZoneName();
+  auto system = TimeZone::Load(system_name);
+  if (!system.ok()) return Ok("time zone", ZoneNow(*tz) + "; this machine's zone is unknown");
+  if (!SameZoneRules(tz->name(), system_name)) {
+    return Warn("time zone", fmt::format("{}, but this machine's is {}", ZoneNow(*tz), ZoneNow(*system)),
                 fmt::format("days and the nightly job follow server.time_zone: if the owner lives in {0}, set "
-                            "time_zone = \"{0}\" under [server]", system.name()));
+                            "time_zone = \"{0}\" under [server]", system_name));
   }
   return Ok("time zone", ZoneNow(*tz) + ", as this machine's");
 }
@@ -189,7 +192,7 @@ Check CheckJobs(const std::vector<std::shared_ptr<memory::Namespace>>& namespace
     }
   }
   if (failures.empty()) return Ok("jobs", "no failed runs or items");
-  std::string detail = fmt::format("{} failed: {}", failures.size(), failures.front());
+  std::string detail = failures.front();
   if (failures.size() > 1) detail += fmt::format("; and {} more", failures.size() - 1);
   return Warn("jobs", detail,
               "GET /v1/jobs (or the admin page) shows them; mend the cause (often the upstream or its key), "

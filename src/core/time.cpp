@@ -294,18 +294,6 @@ TimeZone TimeZone::Utc() {
   return utc;
 }
 
-TimeZone TimeZone::System() {
-  std::unique_ptr<icu::TimeZone> zone(icu::TimeZone::detectHostTimeZone());
-  icu::UnicodeString id;
-  if (zone == nullptr || zone->getID(id) == icu::UnicodeString(UCAL_UNKNOWN_ZONE_ID)) return Utc();
-  auto impl = std::make_shared<Impl>();
-  id.toUTF8String(impl->name);
-  impl->zone = std::move(zone);
-  return TimeZone(std::move(impl));
-}
-
-bool TimeZone::SameRulesAs(const TimeZone& other) const { return impl_->zone->hasSameRules(*other.impl_->zone); }
-
 const std::string& TimeZone::name() const { return impl_->name; }
 
 int TimeZone::OffsetMinutes(UnixMs utc) const { return static_cast<int>(impl_->OffsetMs(utc) / kMsPerMinute); }

@@ -61,13 +61,6 @@ class TimeZone {
   static Result<TimeZone> Load(std::string_view iana_name);
   // The UTC zone, which always exists.
   static TimeZone Utc();
-  // This machine's zone (TZ, else /etc/localtime) as ICU detects it; UTC
-  // when it cannot tell.
-  static TimeZone System();
-
-  // Same offsets and daylight rules, whatever the names (Asia/Chongqing and
-  // Asia/Shanghai are one zone).
-  bool SameRulesAs(const TimeZone& other) const;
 
   const std::string& name() const;
   // Minutes east of UTC at that instant (e.g. +480 for Asia/Shanghai).

@@ -142,9 +142,25 @@ TEST(MetricsTest, ConcurrentUpdatesAreAllCounted) {
               HasSubstr("cilia_http_request_duration_seconds_count{method=\"GET\",route=\"/x\"} 80000\n"));
 }
 
-TEST(MetricsTest, AnEmptyRegistryRendersNothing) {
+TEST(MetricsTest, AFreshRegistryRendersTheRequestFamiliesWithoutSeries) {
   Metrics metrics;
-  EXPECT_EQ(metrics.RenderPrometheus(), "");
+  EXPECT_EQ(metrics.RenderPrometheus(),
+            "# HELP cilia_http_request_duration_seconds Time from routing a request to the last byte of its answer, "
+            "by method and route.\n"
+            "# TYPE cilia_http_request_duration_seconds histogram\n"
+            "# HELP cilia_http_requests_total HTTP requests answered, by method, route and status.\n"
+            "# TYPE cilia_http_requests_total counter\n");
+}
+
+TEST(MetricsTest, ADeclaredFamilyRendersBeforeItsFirstSeriesAndKeepsItsKind) {
+  Metrics metrics;
+  metrics.Declare("cilia_job_runs_total", Metrics::Kind::kCounter, "Job runs.");
+  EXPECT_THAT(metrics.RenderPrometheus(), HasSubstr("# HELP cilia_job_runs_total Job runs.\n# TYPE cilia_job_runs_total counter\n"));
+  metrics.Counter("cilia_job_runs_total", {{"job", "extract"}}).Add(2);
+  metrics.Gauge("cilia_job_runs_total").Set(7);  // another kind: dropped
+  std::string text = metrics.RenderPrometheus();
+  EXPECT_THAT(text, HasSubstr("# TYPE cilia_job_runs_total counter\ncilia_job_runs_total{job=\"extract\"} 2\n"));
+  EXPECT_THAT(text, Not(HasSubstr("cilia_job_runs_total 7")));
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -400,31 +399,6 @@ TEST(ParseTimeBound, BadValuesAreQuotedAndNamed) {
     EXPECT_THAT(bound.status().message(),
                 HasSubstr(std::string("after \"") + text + "\" is neither a date (YYYY-MM-DD) nor an RFC 3339 time"));
   }
-}
-
-}  // namespace
-}  // namespace cilia
-
-namespace cilia {
-namespace {
-
-TEST(TimeZoneSystem, FollowsTheTZVariable) {
-  const char* before = std::getenv("TZ");
-  std::string saved = before ? before : "";
-  setenv("TZ", "America/New_York", 1);
-  EXPECT_EQ(TimeZone::System().name(), "America/New_York");
-  if (before) setenv("TZ", saved.c_str(), 1);
-  else unsetenv("TZ");
-}
-
-TEST(TimeZoneSameRules, AnAliasHasTheSameRulesAnotherZoneNot) {
-  auto shanghai = TimeZone::Load("Asia/Shanghai");
-  auto chongqing = TimeZone::Load("Asia/Chongqing");
-  auto utc = TimeZone::Load("UTC");
-  ASSERT_TRUE(shanghai.ok() && chongqing.ok() && utc.ok());
-  EXPECT_TRUE(shanghai->SameRulesAs(*chongqing));
-  EXPECT_FALSE(shanghai->SameRulesAs(*utc));
-  EXPECT_TRUE(utc->SameRulesAs(TimeZone::Utc()));
 }
 
 }  // namespace
