@@ -24,6 +24,7 @@
 #include "memory/excerpts/candidates.h"
 #include "memory/registry.h"
 #include "memory/upkeep/jobs.h"
+#include "store/excerpt_repo.h"
 #include "store/key_store.h"
 
 namespace cilia::app {
@@ -175,7 +176,7 @@ Check CheckTimeZone(const Config& config) {
   return Ok("time zone", ZoneNow(*tz) + ", as this machine's");
 }
 
-// Job runs whose newest run failed, and nightly items given up.
+// Job runs whose newest run failed, nightly items and extraction batches given up.
 Check CheckJobs(const std::vector<std::shared_ptr<memory::Namespace>>& namespaces) {
   std::vector<std::string> failures;
   for (const auto& ns : namespaces) {
@@ -189,6 +190,13 @@ Check CheckJobs(const std::vector<std::shared_ptr<memory::Namespace>>& namespace
     for (const store::NightlyItem& item : history->failed_items) {
       failures.push_back(fmt::format("{}: nightly item {} given up after {} tries ({})", ns->name(), item.item,
                                      item.attempts, item.error));
+    }
+    auto batches = ns->store().Read([](store::Database& db) { return store::ExcerptRepo(db).AllBatches(); });
+    if (!batches.ok()) return Fail("jobs", batches.status().message(), "the namespace's database is not readable");
+    for (const store::ExtractionBatch& batch : *batches) {
+      if (batch.status != store::BatchStatus::kFailed) continue;
+      failures.push_back(fmt::format("{}: an extraction batch given up after {} tries ({})", ns->name(), batch.attempts,
+                                     batch.error));
     }
   }
   if (failures.empty()) return Ok("jobs", "no failed runs or items");
