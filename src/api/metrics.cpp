@@ -95,9 +95,12 @@ const char* Metrics::KindName(Kind kind) {
 }
 
 Metrics::Metrics() {
-  Declare("cilia_http_requests_total", Kind::kCounter, "HTTP requests answered, by method, route and status.");
-  Declare("cilia_http_request_duration_seconds", Kind::kHistogram,
-          "Time from routing a request to the last byte of its answer, by method and route.");
+  Describe("cilia_http_requests_total", "HTTP requests answered, by method, route and status.");
+  Describe("cilia_http_request_duration_seconds",
+           "Time from routing a request to the last byte of its answer, by method and route.");
+  // Rendered (HELP and TYPE) before the first request is: a scrape finds them from the start.
+  families_.try_emplace("cilia_http_requests_total", Family{Kind::kCounter, {}});
+  families_.try_emplace("cilia_http_request_duration_seconds", Family{Kind::kHistogram, {}});
 }
 
 template <typename M, typename Make>
@@ -143,16 +146,6 @@ api::Histogram& Metrics::Histogram(std::string_view name, const Labels& labels, 
 void Metrics::Describe(std::string_view name, std::string_view help) {
   std::unique_lock lock(mu_);
   help_[SanitizeName(name)] = std::string(help);
-}
-
-void Metrics::Declare(std::string_view raw_name, Kind kind, std::string_view help) {
-  std::string name = SanitizeName(raw_name);
-  std::unique_lock lock(mu_);
-  Family& family = families_.try_emplace(name, Family{kind, {}}).first->second;
-  if (family.kind != kind) {
-    LogError("metric {} is a {}, not a {}; it keeps its kind", name, KindName(family.kind), KindName(kind));
-  }
-  help_[name] = std::string(help);
 }
 
 void Metrics::ObserveRequest(std::string_view method, std::string_view route, int status, double seconds) {

@@ -76,13 +76,8 @@ class Metrics {
   api::Histogram& Histogram(std::string_view name, const Labels& labels = {},
                             const std::vector<double>& bounds = DefaultLatencyBuckets());
 
-  enum class Kind { kCounter, kGauge, kHistogram };
-
   // The # HELP line of a metric.
   void Describe(std::string_view name, std::string_view help);
-  // A family rendered (# HELP and # TYPE) even before it has a series, so
-  // that a scrape finds every documented metric from the start.
-  void Declare(std::string_view name, Kind kind, std::string_view help);
 
   // One HTTP request, as the server records it.
   void ObserveRequest(std::string_view method, std::string_view route, int status, double seconds);
@@ -91,6 +86,7 @@ class Metrics {
   std::string RenderPrometheus() const;
 
  private:
+  enum class Kind { kCounter, kGauge, kHistogram };
   using Series = std::variant<std::unique_ptr<api::Counter>, std::unique_ptr<api::Gauge>,
                               std::unique_ptr<api::Histogram>>;
   struct Family {

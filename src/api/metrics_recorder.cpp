@@ -9,8 +9,7 @@ namespace cilia::api {
 namespace {
 
 constexpr std::string_view kOther = "other";
-constexpr std::array<std::string_view, 5> kTokenKinds = {"input", "output", "cache_read", "cache_write",
-                                                         "reasoning"};
+constexpr std::array<std::string_view, 5> kTokenKinds = {"input", "output", "cache_read", "cache_write", "reasoning"};
 constexpr std::array<std::string_view, 3> kJobOutcomes = {"ok", "skipped", "failed"};
 constexpr std::array<std::string_view, 3> kDiskFaultKinds = {"disk_full", "io_error", "busy"};
 
@@ -25,36 +24,33 @@ Labels ModelKind(const std::string& model, std::string_view kind) {
 }  // namespace
 
 MetricsRecorder::MetricsRecorder(Metrics& metrics, const Config& config) : metrics_(metrics) {
-  using Kind = Metrics::Kind;
   for (const std::string* model : {&config.models.chat, &config.models.extract, &config.models.vision}) {
     if (!model->empty()) models_.insert(*model);
   }
   for (const auto& alias : config.models.aliases) models_.insert(alias.second);
   models_.insert(std::string(kOther));
 
-  metrics_.Declare("cilia_ingest_messages_total", Kind::kCounter, "Messages stored through POST /v1/ingest.");
-  metrics_.Declare("cilia_windows", Kind::kGauge, "Windows of the namespace that ingested last.");
-  metrics_.Declare("cilia_disk_faults_total", Kind::kCounter,
-                   "Disk and database failures wherever they happened, by kind.");
-  metrics_.Declare("cilia_turns_total", Kind::kCounter, "Chat turns answered, by upstream model and HTTP status.");
-  metrics_.Declare("cilia_turn_first_byte_seconds", Kind::kHistogram,
-                   "From a turn's arrival to its first byte to the client (memory and recall rounds included), "
-                   "by upstream model.");
-  metrics_.Declare("cilia_turn_duration_seconds", Kind::kHistogram,
-                   "From a turn's arrival to its end, by upstream model.");
-  metrics_.Declare("cilia_tokens_total", Kind::kCounter,
-                   "Tokens of chat turns by upstream model and kind: input (cached included), output, cache_read, "
-                   "cache_write, reasoning (part of output).");
-  metrics_.Declare("cilia_recall_rounds", Kind::kHistogram, "Recall rounds the gateway ran in one turn.");
-  metrics_.Declare("cilia_extraction_calls_total", Kind::kCounter,
-                   "Calls of the extraction model, by model and outcome (ok, failed).");
-  metrics_.Declare("cilia_extraction_tokens_total", Kind::kCounter,
-                   "Tokens of extraction calls, by model and kind (input, output).");
-  metrics_.Declare("cilia_job_runs_total", Kind::kCounter, "Job runs, by job and outcome (ok, skipped, failed).");
+  metrics_.Describe("cilia_ingest_messages_total", "Messages stored through POST /v1/ingest.");
+  metrics_.Describe("cilia_windows", "Windows of the namespace that ingested last.");
+  metrics_.Describe("cilia_disk_faults_total", "Disk and database failures wherever they happened, by kind.");
+  metrics_.Describe("cilia_turns_total", "Chat turns answered, by upstream model and HTTP status.");
+  metrics_.Describe("cilia_turn_first_byte_seconds",
+                    "From a turn's arrival to its first byte to the client (memory and recall rounds included), "
+                    "by upstream model.");
+  metrics_.Describe("cilia_turn_duration_seconds", "From a turn's arrival to its end, by upstream model.");
+  metrics_.Describe("cilia_tokens_total",
+                    "Tokens of chat turns by upstream model and kind: input (cached included), output, cache_read, "
+                    "cache_write, reasoning (part of output).");
+  metrics_.Describe("cilia_recall_rounds", "Recall rounds the gateway ran in one turn.");
+  metrics_.Describe("cilia_extraction_calls_total",
+                    "Calls of the extraction model, by model and outcome (ok, failed).");
+  metrics_.Describe("cilia_extraction_tokens_total", "Tokens of extraction calls, by model and kind (input, output).");
+  metrics_.Describe("cilia_job_runs_total", "Job runs, by job and outcome (ok, skipped, failed).");
 
   metrics_.Counter("cilia_ingest_messages_total");
   metrics_.Gauge("cilia_windows");
-  for (std::string_view kind : kDiskFaultKinds) metrics_.Counter("cilia_disk_faults_total", {{"kind", std::string(kind)}});
+  for (std::string_view kind : kDiskFaultKinds)
+    metrics_.Counter("cilia_disk_faults_total", {{"kind", std::string(kind)}});
   for (const std::string& model : models_) {
     metrics_.Counter("cilia_turns_total", {{"model", model}, {"status", "200"}});
     metrics_.Histogram("cilia_turn_first_byte_seconds", {{"model", model}});
@@ -68,7 +64,8 @@ MetricsRecorder::MetricsRecorder(Metrics& metrics, const Config& config) : metri
     for (std::string_view outcome : {"ok", "failed"}) {
       metrics_.Counter("cilia_extraction_calls_total", {{"model", model}, {"outcome", std::string(outcome)}});
     }
-    for (std::string_view kind : {"input", "output"}) metrics_.Counter("cilia_extraction_tokens_total", ModelKind(model, kind));
+    for (std::string_view kind : {"input", "output"})
+      metrics_.Counter("cilia_extraction_tokens_total", ModelKind(model, kind));
   }
   for (const memory::JobSpec& job : memory::StandardJobs(config)) {
     for (std::string_view outcome : kJobOutcomes) {
@@ -91,9 +88,8 @@ void MetricsRecorder::RecordTurn(const TurnSample& turn) {
     metrics_.Histogram("cilia_turn_first_byte_seconds", {{"model", model}}).Observe(Seconds(turn.first_byte_ms));
   }
   metrics_.Histogram("cilia_turn_duration_seconds", {{"model", model}}).Observe(Seconds(turn.total_ms));
-  const std::array<int64_t, kTokenKinds.size()> tokens = {turn.input_tokens, turn.output_tokens,
-                                                           turn.cache_read_tokens, turn.cache_write_tokens,
-                                                           turn.reasoning_tokens};
+  const std::array<int64_t, kTokenKinds.size()> tokens = {turn.input_tokens, turn.output_tokens, turn.cache_read_tokens,
+                                                          turn.cache_write_tokens, turn.reasoning_tokens};
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i] > 0) metrics_.Counter("cilia_tokens_total", ModelKind(model, kTokenKinds[i])).Add(tokens[i]);
   }
@@ -103,7 +99,8 @@ void MetricsRecorder::RecordTurn(const TurnSample& turn) {
 void MetricsRecorder::RecordExtractionCall(const ExtractionCallSample& call) {
   const std::string model = ModelLabel(call.model);
   metrics_.Counter("cilia_extraction_calls_total", {{"model", model}, {"outcome", call.ok ? "ok" : "failed"}}).Add();
-  if (call.input_tokens > 0) metrics_.Counter("cilia_extraction_tokens_total", ModelKind(model, "input")).Add(call.input_tokens);
+  if (call.input_tokens > 0)
+    metrics_.Counter("cilia_extraction_tokens_total", ModelKind(model, "input")).Add(call.input_tokens);
   if (call.output_tokens > 0) {
     metrics_.Counter("cilia_extraction_tokens_total", ModelKind(model, "output")).Add(call.output_tokens);
   }

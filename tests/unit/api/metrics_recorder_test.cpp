@@ -1,9 +1,8 @@
 #include "api/metrics_recorder.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <fmt/format.h>
 
 #include <string>
 
@@ -30,13 +29,12 @@ class MetricsRecorderTest : public ::testing::Test {
 
 TEST_F(MetricsRecorderTest, BeforeAnythingEveryFamilyAndKnownSeriesIsThereAtZero) {
   const std::string text = Scrape();
-  for (const char* family : {"cilia_turns_total counter", "cilia_turn_first_byte_seconds histogram",
-                             "cilia_turn_duration_seconds histogram", "cilia_tokens_total counter",
-                             "cilia_recall_rounds histogram", "cilia_extraction_calls_total counter",
-                             "cilia_extraction_tokens_total counter", "cilia_job_runs_total counter",
-                             "cilia_ingest_messages_total counter", "cilia_windows gauge",
-                             "cilia_disk_faults_total counter", "cilia_http_requests_total counter",
-                             "cilia_http_request_duration_seconds histogram"}) {
+  for (const char* family :
+       {"cilia_turns_total counter", "cilia_turn_first_byte_seconds histogram", "cilia_turn_duration_seconds histogram",
+        "cilia_tokens_total counter", "cilia_recall_rounds histogram", "cilia_extraction_calls_total counter",
+        "cilia_extraction_tokens_total counter", "cilia_job_runs_total counter", "cilia_ingest_messages_total counter",
+        "cilia_windows gauge", "cilia_disk_faults_total counter", "cilia_http_requests_total counter",
+        "cilia_http_request_duration_seconds histogram"}) {
     EXPECT_THAT(text, HasSubstr(std::string("# TYPE ") + family + "\n")) << family;
   }
   EXPECT_THAT(text, HasSubstr("cilia_tokens_total{model=\"main/chat-model\",kind=\"cache_write\"} 0\n"));

@@ -152,16 +152,5 @@ TEST(MetricsTest, AFreshRegistryRendersTheRequestFamiliesWithoutSeries) {
             "# TYPE cilia_http_requests_total counter\n");
 }
 
-TEST(MetricsTest, ADeclaredFamilyRendersBeforeItsFirstSeriesAndKeepsItsKind) {
-  Metrics metrics;
-  metrics.Declare("cilia_job_runs_total", Metrics::Kind::kCounter, "Job runs.");
-  EXPECT_THAT(metrics.RenderPrometheus(), HasSubstr("# HELP cilia_job_runs_total Job runs.\n# TYPE cilia_job_runs_total counter\n"));
-  metrics.Counter("cilia_job_runs_total", {{"job", "extract"}}).Add(2);
-  metrics.Gauge("cilia_job_runs_total").Set(7);  // another kind: dropped
-  std::string text = metrics.RenderPrometheus();
-  EXPECT_THAT(text, HasSubstr("# TYPE cilia_job_runs_total counter\ncilia_job_runs_total{job=\"extract\"} 2\n"));
-  EXPECT_THAT(text, Not(HasSubstr("cilia_job_runs_total 7")));
-}
-
 }  // namespace
 }  // namespace cilia::api

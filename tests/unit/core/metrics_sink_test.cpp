@@ -29,7 +29,8 @@ TEST(MetricsSinkTest, ReportsReachTheInstalledSinkAndNothingOnceItIsRemoved) {
   ReportJobRun("nightly", "failed");
   SetMetricsSink(nullptr);
   ReportTurn({"main/chat"});
-  EXPECT_EQ(sink.seen, (std::vector<std::string>{"turn main/chat", "extraction main/cheap failed", "job nightly failed"}));
+  EXPECT_EQ(sink.seen,
+            (std::vector<std::string>{"turn main/chat", "extraction main/cheap failed", "job nightly failed"}));
 }
 
 }  // namespace

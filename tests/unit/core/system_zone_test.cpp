@@ -14,8 +14,10 @@ TEST(SystemZoneTest, FollowsTheTZVariable) {
   if (const char* tz = std::getenv("TZ")) before = tz;
   setenv("TZ", "America/New_York", 1);
   EXPECT_EQ(SystemZoneName(), "America/New_York");
-  if (before) setenv("TZ", before->c_str(), 1);
-  else unsetenv("TZ");
+  if (before)
+    setenv("TZ", before->c_str(), 1);
+  else
+    unsetenv("TZ");
 }
 
 TEST(SystemZoneTest, AnAliasHasTheSameRulesAnotherZoneAndAnUnknownNameNot) {
