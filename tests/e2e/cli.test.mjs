@@ -296,9 +296,11 @@ test('a POST that needs no body works without one, with or without Content-Lengt
 test('cilia doctor beside a running server: a failed extraction, a pending candidate, the hash embedder, a differing zone', async (t) => {
   const upstream = await startFakeUpstream();
   t.after(() => upstream.stop());
+  const config = gatewayConfig({ upstreamUrl: upstream.url });
   const server = await serverForTest(t, {
-    config: gatewayConfig({ upstreamUrl: upstream.url }),
-    env: { CILIA_JOBS_ENABLED: 'false', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
+    config,
+    // One new message is enough for extraction to take a conversation.
+    env: { CILIA_JOBS_ENABLED: 'false', CILIA_EXTRACTION_MIN_MESSAGES: '1', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
   });
   const today = new Date().toISOString().slice(0, 10);
   const ingest = async (conversation, content) => {
@@ -319,7 +321,8 @@ test('cilia doctor beside a running server: a failed extraction, a pending candi
   const second = await server.api('/v1/jobs/extract/run', { method: 'POST' });
   assert.equal(second.json?.outcome, 'failed', second.text);
 
-  const run = await runCli(['doctor', '--json'], { dataDir: server.dataDir, env: { TZ: 'UTC', CILIA_SERVER_TIME_ZONE: 'Asia/Tokyo' } });
+  const configFile = await fileForTest(t, 'cilia.toml', config);
+  const run = await runCli(['doctor', '--json', '--config', configFile], { dataDir: server.dataDir, env: { TZ: 'UTC', CILIA_SERVER_TIME_ZONE: 'Asia/Tokyo' } });
   assert.equal(run.code, 0, `warnings only, no problem: ${run.stdout}${run.stderr}`);
   const report = JSON.parse(run.stdout);
   assert.equal(report.verdict, 'warning', run.stdout);
@@ -333,7 +336,7 @@ test('cilia doctor beside a running server: a failed extraction, a pending candi
   assert.equal(check('time zone').verdict, 'warning');
   assert.match(check('time zone').detail, /Asia\/Tokyo .*this machine's is UTC/);
 
-  const text = await runCli(['doctor'], { dataDir: server.dataDir, env: { TZ: 'UTC' } });
+  const text = await runCli(['doctor', '--config', configFile], { dataDir: server.dataDir, env: { TZ: 'UTC' } });
   assert.equal(text.code, 0, text.stdout);
   assert.match(text.stdout, /^WARN {2}jobs /m);
   assert.match(text.stdout, /^ {6}\s+-> GET \/v1\/jobs/m);
