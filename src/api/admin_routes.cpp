@@ -119,7 +119,7 @@ Result<json> ImportChats(memory::Namespace& ns, std::string_view body, ingest::I
   for (const memory::IngestOutcome& outcome : outcomes) {
     stored += outcome.stored;
     duplicates += outcome.duplicates;
-    CILIA_RETURN_IF_ERROR(archive.IndexConversation(outcome.conversation_id).With("indexing"));
+    CILIA_RETURN_IF_ERROR(archive.IndexConversation(outcome.conversation_row).With("indexing"));
   }
   return json{{"format", ingest::ImportFormatName(format)},
               {"conversations", outcomes.size()},

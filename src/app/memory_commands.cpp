@@ -64,7 +64,7 @@ int RunIngest(const CommandLine& cl) {
   for (const auto& o : *outcomes) {
     stored += o.stored;
     duplicates += o.duplicates;
-    Status st = archive.IndexConversation(o.conversation_id);
+    Status st = archive.IndexConversation(o.conversation_row);
     if (!st.ok()) return ExitWithError(st.With("indexing"), kExitFailure);
   }
   std::cout << fmt::format("ingested {}: {} conversations, {} messages stored, {} duplicates; {} windows indexed\n",

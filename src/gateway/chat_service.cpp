@@ -454,7 +454,7 @@ void ChatService::StoreAnswer(PreparedTurn& turn, const std::string& text) {
     LogWarn("storing the answer in {}/{}: {}", turn.ns->name(), turn.identity.conversation_id, stored.status().ToString());
     return;
   }
-  registry_.ScheduleIndexing(turn.ns->name(), stored->conversation_id);
+  registry_.ScheduleIndexing(turn.ns->name(), stored->conversation_row);
 }
 
 }  // namespace cilia::gateway

@@ -98,7 +98,7 @@ void Namespace::CountLocked(const WindowMeta& meta, int64_t delta) {
     if (it->second == 0) counts.erase(it);
   };
   bump(windows_per_day_, DayOf(meta.created_at));
-  bump(windows_per_conversation_, meta.conversation_id);
+  bump(windows_per_conversation_, meta.conversation_row);
 }
 
 void Namespace::PutWindowMeta(int64_t id, WindowMeta meta) {
@@ -126,8 +126,8 @@ std::optional<WindowMeta> Namespace::GetWindowMeta(int64_t id) const {
 size_t Namespace::AllowedAtMost(const store::WindowFilter& filter) const {
   std::shared_lock lock(meta_mu_);
   int64_t most = static_cast<int64_t>(meta_.size());
-  if (filter.conversation_id) {
-    auto it = windows_per_conversation_.find(*filter.conversation_id);
+  if (filter.conversation_row) {
+    auto it = windows_per_conversation_.find(*filter.conversation_row);
     most = it == windows_per_conversation_.end() ? 0 : it->second;
   }
   if (filter.from_ms || filter.to_ms) {
@@ -149,7 +149,7 @@ bool Namespace::Allows(const store::WindowFilter& filter, int64_t id) const {
   if (it == meta_.end()) return false;
   const WindowMeta& m = it->second;
   return (!filter.from_ms || m.ended_at >= *filter.from_ms) && (!filter.to_ms || m.created_at < *filter.to_ms) &&
-         (!filter.conversation_id || m.conversation_id == *filter.conversation_id);
+         (!filter.conversation_row || m.conversation_row == *filter.conversation_row);
 }
 
 void Namespace::AddAccess(int64_t id) {

@@ -38,7 +38,7 @@ struct NamespaceOptions {
 
 // What recall needs to know of a window without reading it.
 struct WindowMeta {
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   int64_t created_at = 0;
   int64_t ended_at = 0;
   int64_t access_count = 0;

@@ -67,10 +67,10 @@ std::vector<std::string> Registry::Names() const {
   return out;
 }
 
-void Registry::ScheduleIndexing(const std::string& ns, int64_t conversation_id) {
+void Registry::ScheduleIndexing(const std::string& ns, int64_t conversation_row) {
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
-    queue_.emplace_back(ns, conversation_id);
+    queue_.emplace_back(ns, conversation_row);
   }
   queue_cv_.notify_one();
 }

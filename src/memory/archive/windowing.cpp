@@ -57,9 +57,9 @@ std::vector<WindowRange> PackWindows(const std::vector<Segment>& segments, size_
   return out;
 }
 
-store::WindowRecord MakeWindow(int64_t conversation_id, const std::vector<Segment>& segments, WindowRange range) {
+store::WindowRecord MakeWindow(int64_t conversation_row, const std::vector<Segment>& segments, WindowRange range) {
   store::WindowRecord w;
-  w.conversation_id = conversation_id;
+  w.conversation_row = conversation_row;
   const Segment& first = segments[range.first];
   const Segment& last = segments[range.last];
   w.first_seq = first.seq;

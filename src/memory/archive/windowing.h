@@ -45,7 +45,7 @@ std::vector<WindowRange> PackWindows(const std::vector<Segment>& segments, size_
 
 // A window record (without id) for segments[range]; words and cjk columns are
 // the body segmented for the lexical indexes.
-store::WindowRecord MakeWindow(int64_t conversation_id, const std::vector<Segment>& segments, WindowRange range);
+store::WindowRecord MakeWindow(int64_t conversation_row, const std::vector<Segment>& segments, WindowRange range);
 
 // The window's segment spans as stored: [[message id, begin, end], ...].
 struct StoredSpan {

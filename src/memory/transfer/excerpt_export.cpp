@@ -75,7 +75,7 @@ Status ExportExcerpts(store::Database& db, const std::function<std::string(int64
   store::ExcerptRepo repo(db);
   CILIA_RETURN_IF_ERROR(repo.ForEach([&](const store::ExcerptRecord& e) {
     out << json{{"type", kExcerpt}, {"id", e.id}, {"content", e.content}, {"quote", e.quote},
-                {"conversation_id", conversation_of(e.source.conversation_id)}, {"message", e.source.message_id},
+                {"conversation_id", conversation_of(e.source.conversation_row)}, {"message", e.source.message_id},
                 {"span", {e.source.span_start, e.source.span_end}}, {"kind", e.type}, {"fact_key", OrNull(e.fact_key)},
                 {"confidence", e.confidence}, {"importance", e.importance}, {"valid_from", OrNull(e.valid_from)},
                 {"valid_to", OrNull(e.valid_to)}, {"status", e.status}, {"superseded_by", OrNull(e.superseded_by)},
@@ -93,7 +93,7 @@ Status ExportExcerpts(store::Database& db, const std::function<std::string(int64
   }));
   CILIA_RETURN_IF_ERROR(repo.ForEachCandidate([&](const store::CandidateRecord& c) {
     out << json{{"type", kCandidate}, {"id", c.id}, {"content", c.content}, {"quote", c.quote},
-                {"conversation_id", conversation_of(c.source.conversation_id)}, {"message", c.source.message_id},
+                {"conversation_id", conversation_of(c.source.conversation_row)}, {"message", c.source.message_id},
                 {"span", {c.source.span_start, c.source.span_end}}, {"kind", c.type}, {"fact_key", OrNull(c.fact_key)},
                 {"confidence", c.confidence}, {"date", c.date}, {"reason", c.reason}, {"target_id", OrNull(c.target_id)},
                 {"status", c.status}, {"result_id", OrNull(c.result_id)}, {"decided_by", store::NameOrEmpty(c.decided_by)},
@@ -103,14 +103,14 @@ Status ExportExcerpts(store::Database& db, const std::function<std::string(int64
   }));
   CILIA_ASSIGN_OR_RETURN(auto cursors, repo.AllCursors());
   for (const auto& c : cursors) {
-    out << json{{"type", kCursor}, {"conversation_id", conversation_of(c.conversation_id)},
+    out << json{{"type", kCursor}, {"conversation_id", conversation_of(c.conversation_row)},
                 {"through_seq", c.through_seq}, {"updated_at", c.updated_at}}
                .dump()
         << '\n';
   }
   CILIA_ASSIGN_OR_RETURN(auto batches, repo.AllBatches());
   for (const auto& b : batches) {
-    out << json{{"type", kBatch}, {"id", b.id}, {"conversation_id", conversation_of(b.conversation_id)},
+    out << json{{"type", kBatch}, {"id", b.id}, {"conversation_id", conversation_of(b.conversation_row)},
                 {"first_seq", b.first_seq}, {"end_seq", b.end_seq}, {"content_hash", b.content_hash},
                 {"attempts", b.attempts}, {"status", b.status}, {"error", b.error}, {"items", b.items},
                 {"created_at", b.created_at}, {"updated_at", b.updated_at}}
@@ -167,7 +167,7 @@ MessageLocator ExcerptMessageLocator(store::MessageRepo& repo,
     } else {
       CILIA_ASSIGN_OR_RETURN(found, repo.FindByCallerId(conv->id, it->caller_id.value_or("m_" + std::to_string(message))));
     }
-    if (!found || found->conversation_id != conv->id) return Found();
+    if (!found || found->conversation_row != conv->id) return Found();
     return Found({conv->id, found->id});
   };
 }

@@ -159,7 +159,7 @@ class ChatServiceTest : public ::testing::Test {
     memory::Archive archive(ns());
     auto stored = archive.Store(earlier);
     EXPECT_TRUE(stored.ok());
-    EXPECT_TRUE(archive.IndexConversation(stored->conversation_id).ok());
+    EXPECT_TRUE(archive.IndexConversation(stored->conversation_row).ok());
   }
 
   memory::Namespace& ns() { return *registry_->Get("default").value(); }

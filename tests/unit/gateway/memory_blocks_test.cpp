@@ -26,8 +26,8 @@ class MemoryBlocksTest : public ::testing::Test {
     memory::Archive archive(ns());
     auto stored = archive.Store(earlier);
     EXPECT_TRUE(stored.ok());
-    EXPECT_TRUE(archive.IndexConversation(stored->conversation_id).ok());
-    pets_row_ = stored->conversation_id;
+    EXPECT_TRUE(archive.IndexConversation(stored->conversation_row).ok());
+    pets_row_ = stored->conversation_row;
   }
   memory::Namespace& ns() { return space_.ns(); }
   UnixMs now() { return space_.clock().Now(); }
@@ -66,7 +66,7 @@ TEST_F(MemoryBlocksTest, TheSummaryIsUsedWhileTheBodyHoldsTheMessageItsRawPartBe
                           Msg("user", "now"), "", false, false, false};
   EXPECT_FALSE(SummaryBlock(ns(), pets_row_, json::object(), Wire::kOpenAI, client).has_value());
   store::ConversationSummary summary;
-  summary.conversation_id = pets_row_;
+  summary.conversation_row = pets_row_;
   summary.text = "They talked about old things.";
   summary.kept_from_key = MessageKey("user", "recent words");
   summary.created_at = now();

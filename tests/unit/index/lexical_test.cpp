@@ -19,7 +19,7 @@ class LexicalTest : public ::testing::Test {
   }
   int64_t Add(const std::string& body) {
     store::WindowRecord w;
-    w.conversation_id = conv_;
+    w.conversation_row = conv_;
     w.spans = "[]";
     w.body = body;
     w.words = text::IndexText(body);

@@ -98,7 +98,7 @@ TEST(PackWindows, OneSegmentAndNone) {
 TEST(MakeWindow, BodyJoinsSegmentsAndSpansNameMessages) {
   auto segs = SegmentMessages({Msg(3, 0, "I ran 10k today."), Msg(4, 1, "配速是多少？")});
   auto w = MakeWindow(9, segs, {0, segs.size() - 1});
-  EXPECT_EQ(w.conversation_id, 9);
+  EXPECT_EQ(w.conversation_row, 9);
   EXPECT_EQ(w.body, "I ran 10k today.\n配速是多少？");
   EXPECT_EQ(w.words, text::IndexText(w.body));
   EXPECT_EQ(w.cjk, text::ShortCjkTokens(w.body));

@@ -53,7 +53,7 @@ class RecallStagesTest : public ::testing::Test {
   std::string ConversationOf(int64_t window_id) {
     auto meta = t_.ns().GetWindowMeta(window_id);
     if (!meta) return "";
-    auto conv = t_.ns().store().Read([&](store::Database& db) { return store::MessageRepo(db).GetConversation(meta->conversation_id); });
+    auto conv = t_.ns().store().Read([&](store::Database& db) { return store::MessageRepo(db).GetConversation(meta->conversation_row); });
     return conv.ok() && *conv ? (*conv)->external_id : "";
   }
 
