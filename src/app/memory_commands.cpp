@@ -147,7 +147,7 @@ int RunJobs(const CommandLine& cl) {
   if (!run.ok()) return ExitWithError(run.status(), kExitFailure);
   std::cout << fmt::format("{}: {}, {} items{}\n{}\n", name, run->outcome, run->items,
                            run->error.empty() ? "" : " — " + run->error, run->detail.dump(2));
-  return run->outcome == "failed" ? kExitFailure : kExitOk;
+  return run->outcome == store::JobOutcome::kFailed ? kExitFailure : kExitOk;
 }
 
 }  // namespace cilia::app
