@@ -219,6 +219,12 @@ Result<int64_t> ExcerptRepo::Count() {
   return s->OneInt();
 }
 
+Result<int64_t> ExcerptRepo::CountWithStatus(ExcerptStatus status) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM excerpts WHERE status = ?"));
+  s->Bind(1, Name(status));
+  return s->OneInt();
+}
+
 Status ExcerptRepo::Delete(int64_t id) {
   CILIA_ASSIGN_OR_RETURN(Statement * row, db_.Prepare("DELETE FROM excerpts WHERE id = ?"));
   row->Bind(1, id);
@@ -336,6 +342,12 @@ Result<std::vector<CandidateRecord>> ExcerptRepo::ListCandidates(std::optional<C
   BindPage(*s, 1, page);
   s->Bind(3, NameOrEmpty(status));
   return s->All(ReadCandidate);
+}
+
+Result<int64_t> ExcerptRepo::CountCandidates(CandidateStatus status) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM candidates WHERE status = ?"));
+  s->Bind(1, Name(status));
+  return s->OneInt();
 }
 
 Result<std::optional<CandidateRecord>> ExcerptRepo::FindPendingCandidate(const QuoteSource& source,

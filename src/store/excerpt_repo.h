@@ -153,6 +153,7 @@ class ExcerptRepo {
   // Every excerpt's index entry, by id.
   Status ForEachIndexEntry(const std::function<void(const ExcerptIndexEntry&)>& visit);
   Result<int64_t> Count();
+  Result<int64_t> CountWithStatus(ExcerptStatus status);
   // The row and its vector; its history stays (so a deletion can be undone).
   Status Delete(int64_t id);
   // A real recall: access count +1, last_recalled, a recall_log row.
@@ -173,6 +174,7 @@ class ExcerptRepo {
   Result<std::optional<CandidateRecord>> GetCandidate(int64_t id);
   // Newest first; without a status, every status.
   Result<std::vector<CandidateRecord>> ListCandidates(std::optional<CandidateStatus> status, const PageRequest& page);
+  Result<int64_t> CountCandidates(CandidateStatus status);
   // A pending candidate with this source and content, if one exists: the
   // extractor does not queue the same item twice.
   Result<std::optional<CandidateRecord>> FindPendingCandidate(const QuoteSource& source, std::string_view content);

@@ -170,6 +170,11 @@ Result<std::vector<MessageRecord>> MessageRepo::MessagesBefore(int64_t conversat
   return messages;
 }
 
+Result<int64_t> MessageRepo::CountConversations() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM conversations"));
+  return s->OneInt();
+}
+
 Result<int64_t> MessageRepo::CountMessages() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM messages"));
   return s->OneInt();

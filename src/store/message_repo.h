@@ -38,6 +38,7 @@ class MessageRepo {
   Result<std::vector<MessageRecord>> MessagesFrom(int64_t conversation_row, int64_t from_seq, int limit = 0);
   // The last `limit` messages of a conversation with seq < before_seq, in order.
   Result<std::vector<MessageRecord>> MessagesBefore(int64_t conversation_row, int64_t before_seq, int limit);
+  Result<int64_t> CountConversations();
   Result<int64_t> CountMessages();
   // Messages per quarter hour of their created_at, as (the bucket's first
   // millisecond, count), oldest first: fine enough to count them per local

@@ -76,6 +76,7 @@ TEST_F(MessageRepoTest, MessagesFromReturnsTheTailInOrder) {
   EXPECT_EQ((*tail)[1].text, "m4");
   EXPECT_EQ(repo.MessagesFrom(c.id, 0, 2)->size(), 2u);
   EXPECT_EQ(*repo.CountMessages(), 5);
+  EXPECT_EQ(*repo.CountConversations(), 1);
 }
 
 TEST_F(MessageRepoTest, MessagesBeforeReturnsTheLastOnesBeforeASeqInOrder) {
