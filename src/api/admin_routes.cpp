@@ -262,6 +262,7 @@ json SettingsConfigJson(const Config& c) {
         {"recall_result_chars", c.gateway.recall_result_chars},
         {"menu_lines", c.gateway.menu_lines},
         {"menu_tokens", c.gateway.menu_tokens},
+        {"precious_tokens", c.gateway.precious_tokens},
         {"snippets", c.gateway.snippets},
         {"snippet_chars", c.gateway.snippet_chars},
         {"compression_threshold_tokens", c.gateway.compression_threshold_tokens},

@@ -161,6 +161,7 @@ const std::vector<SectionSpec>& Sections() {
         Key("recall_result_chars", &Config::gateway, &GatewayConfig::recall_result_chars),
         Key("menu_lines", &Config::gateway, &GatewayConfig::menu_lines),
         Key("menu_tokens", &Config::gateway, &GatewayConfig::menu_tokens),
+        Key("precious_tokens", &Config::gateway, &GatewayConfig::precious_tokens),
         Key("snippets", &Config::gateway, &GatewayConfig::snippets),
         Key("snippet_chars", &Config::gateway, &GatewayConfig::snippet_chars),
         Key("compression_threshold_tokens", &Config::gateway, &GatewayConfig::compression_threshold_tokens),
@@ -715,6 +716,7 @@ Status Loader::ValidateGateway() const {
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.recall_result_chars", g.recall_result_chars, 200, 1000000));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_lines", g.menu_lines, 0, 50));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_tokens", g.menu_tokens, 0, 10000));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.precious_tokens", g.precious_tokens, 0, 100000));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.snippets", g.snippets, 0, 20));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.snippet_chars", g.snippet_chars, 50, 100000));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.compression_threshold_tokens", g.compression_threshold_tokens, 1000, 10000000));

@@ -115,6 +115,7 @@ struct GatewayConfig {
   int recall_result_chars = 6000;   // the tool result's length limit, in code points
   int menu_lines = 6;               // lines of the per-turn menu
   int menu_tokens = 150;            // the menu's budget in estimated tokens
+  int precious_tokens = 800;        // precious passages in the cached prefix, in estimated tokens (0: none)
   int snippets = 3;                 // with recall_tool off: top recall results injected instead (0: none)
   int snippet_chars = 600;          // each injected snippet's length limit, in code points
   int compression_threshold_tokens = 60000;  // history past this (estimated) is summarised

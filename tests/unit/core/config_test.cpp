@@ -420,6 +420,16 @@ TEST_F(ConfigTest, RetrievalLimitsMustFitTogether) {
   EXPECT_THAT(ErrorOf(LoadToml("[retrieval]\nvector_weight = -0.5\n")), HasSubstr("retrieval.vector_weight"));
 }
 
+TEST_F(ConfigTest, ThePreciousBudgetHasADefaultAndARange) {
+  auto defaults = LoadToml("");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->gateway.precious_tokens, 800);
+  auto none = LoadToml("[gateway]\nprecious_tokens = 0\n");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->gateway.precious_tokens, 0) << "0: no precious block";
+  EXPECT_THAT(ErrorOf(LoadToml("[gateway]\nprecious_tokens = -1\n")), HasSubstr("gateway.precious_tokens"));
+}
+
 TEST(ListenAddressTest, ParsesHostAndPort) {
   auto v4 = ParseListenAddress("127.0.0.1:8420");
   ASSERT_TRUE(v4.ok());
