@@ -132,7 +132,8 @@ const std::vector<SectionSpec>& Sections() {
       {"models",
        {Key("public_name", &Config::models, &ModelsConfig::public_name),
         Key("chat", &Config::models, &ModelsConfig::chat), Key("extract", &Config::models, &ModelsConfig::extract),
-        Key("vision", &Config::models, &ModelsConfig::vision)}},
+        Key("vision", &Config::models, &ModelsConfig::vision),
+        Key("fallback", &Config::models, &ModelsConfig::fallback)}},
       {"embedding",
        {Key("kind", &Config::embedding, &EmbeddingConfig::kind),
         Key("provider", &Config::embedding, &EmbeddingConfig::provider),
@@ -651,7 +652,7 @@ Status Loader::ValidateModels() const {
   const ModelsConfig& m = config_.models;
   if (m.public_name.empty()) return Bad("models.public_name", "must not be empty");
   for (auto [key, ref] : {std::pair{"models.chat", &m.chat}, {"models.extract", &m.extract},
-                          {"models.vision", &m.vision}}) {
+                          {"models.vision", &m.vision}, {"models.fallback", &m.fallback}}) {
     if (!ref->empty()) CILIA_RETURN_IF_ERROR(CheckModelRef(key, *ref));
   }
   for (const auto& [alias, ref] : m.aliases) CILIA_RETURN_IF_ERROR(CheckModelRef("models.aliases." + alias, ref));

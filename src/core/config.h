@@ -68,7 +68,10 @@ struct ModelsConfig {
   std::string chat;     // "<provider>/<model id>"; empty: no chat gateway
   std::string extract;  // cheap model for excerpts and digests; left empty, it is models.chat
   std::string vision;   // describes images; empty: none
-  std::map<std::string, std::string> aliases;  // client model name -> "<provider>/<model id>"
+  // Client model name -> "<provider>/<model id>"; a name with `*` is a
+  // pattern (llm/routing.h says which of several wins).
+  std::map<std::string, std::string> aliases;
+  std::string fallback;  // where an unknown model name goes; empty: a 400
 };
 
 enum class EmbedderKind { kHash, kOpenAI, kLocal };

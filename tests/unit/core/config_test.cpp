@@ -366,6 +366,17 @@ TEST_F(ConfigTest, AModelMustNameADefinedProvider) {
               HasSubstr("models.aliases.x: expected a string"));
 }
 
+TEST_F(ConfigTest, PatternAliasesAndTheFallbackAreReadAndCheckedLikeTheOtherTargets) {
+  auto config = LoadToml(std::string("[models]\naliases = { \"claude-*\" = \"claude/sonnet\" }\n"
+                                     "fallback = \"main/big\"\n") + kProviders);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->models.aliases.at("claude-*"), "claude/sonnet");
+  EXPECT_EQ(config->models.fallback, "main/big");
+  EXPECT_EQ(LoadToml(kProviders)->models.fallback, "") << "no fallback unless one is set: a 400";
+  EXPECT_THAT(ErrorOf(LoadToml(std::string("[models]\nfallback = \"nobody/x\"\n") + kProviders)),
+              HasSubstr("models.fallback: provider \"nobody\" is not defined"));
+}
+
 TEST_F(ConfigTest, AModelSetInTheEnvironmentIsBlamedOnTheEnvironment) {
   sources_.env = {{"CILIA_MODELS_CHAT", "nobody/x"}};
   EXPECT_THAT(ErrorOf(LoadToml(kProviders)),
