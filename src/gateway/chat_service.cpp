@@ -219,6 +219,7 @@ Status ChatService::PrepareMemory(PreparedTurn& turn) {
     });
     blocks.guide = MemoryGuide(features.recall_tool);
     blocks.profile = ProfileBlock(ns, turn.record);
+    blocks.precious = PreciousBlock(ns, config_.gateway.precious_tokens, turn.record);
     if (features.compression && up.wire != Wire::kResponses) {
       turn.summary = SummaryBlock(ns, turn.identity.conversation_row, up.body, up.wire, req.client_turn);
     }
