@@ -21,3 +21,14 @@ add_custom_command(
           -DFILES="${admin_asset_files}" -P ${CMAKE_SOURCE_DIR}/cmake/gen_assets.cmake
   DEPENDS ${admin_asset_files} ${CMAKE_SOURCE_DIR}/cmake/gen_assets.cmake
   COMMENT "Embedding the admin page")
+
+# docs/openapi.json (the REST API's description, served at GET /openapi.json)
+# the same way, as the one-entry table kOpenApiFiles.
+set(openapi_file ${CMAKE_SOURCE_DIR}/docs/openapi.json)
+set(openapi_gen ${CMAKE_BINARY_DIR}/generated/openapi_file.cpp)
+add_custom_command(
+  OUTPUT ${openapi_gen}
+  COMMAND ${CMAKE_COMMAND} -DOUT=${openapi_gen} -DROOT=${CMAKE_SOURCE_DIR}/docs -DNAME=OpenApiFile
+          -DFILES="${openapi_file}" -P ${CMAKE_SOURCE_DIR}/cmake/gen_assets.cmake
+  DEPENDS ${openapi_file} ${CMAKE_SOURCE_DIR}/cmake/gen_assets.cmake
+  COMMENT "Embedding the OpenAPI description")

@@ -9,13 +9,14 @@
 int main(int argc, char** argv) {
   using namespace cilia::app;
   static const std::map<std::string, int (*)(const CommandLine&), std::less<>> kCommands = {
-      {"serve", RunServe},   {"ingest", RunIngest}, {"recall", RunRecall}, {"export", RunExport},
-      {"import", RunImport}, {"jobs", RunJobs},     {"keys", RunKeys},     {"doctor", RunDoctor},
-      {"version", RunVersion},
+      {"serve", RunServe},   {"ingest", RunIngest}, {"recall", RunRecall}, {"search", RunSearch},
+      {"export", RunExport}, {"import", RunImport}, {"jobs", RunJobs},     {"keys", RunKeys},
+      {"doctor", RunDoctor}, {"version", RunVersion},
   };
   auto command_line = ParseCommandLine(argc, argv);
   if (!command_line.ok()) {
-    std::fprintf(stderr, "cilia: %s\n\n%s", command_line.status().message().c_str(), UsageText().c_str());
+    std::fprintf(stderr, "cilia: %s\n\n%s", command_line.status().message().c_str(),
+                 UsageForArguments(argc, argv).c_str());
     return kExitUsage;
   }
   if (command_line->command == kHelpCommand) {

@@ -16,4 +16,8 @@ struct AdminAsset {
 extern const AdminAsset kAdminAssets[];
 extern const size_t kAdminAssetCount;
 
+// docs/openapi.json, embedded by the same script: one entry (api/openapi.h).
+extern const AdminAsset kOpenApiFiles[];
+extern const size_t kOpenApiFileCount;
+
 }  // namespace cilia::api

@@ -6,10 +6,9 @@
 #include <sstream>
 
 #include "api/admin_assets.h"
+#include "api/import_routes.h"
 #include "api/route_support.h"
-#include "core/json_read.h"
 #include "core/version.h"
-#include "ingest/importers.h"
 #include "memory/archive/archive.h"
 #include "memory/archive/timeline.h"
 #include "memory/transfer/export.h"
@@ -105,47 +104,6 @@ json IndexHealthJson(memory::Namespace& ns) {
           {"excerpts_indexed", ns.excerpts().size()}};
 }
 
-// A chat export (or JSON Lines of ingest objects) stored and indexed, as
-// `cilia ingest` does: searchable when the answer comes.
-Result<json> ImportChats(memory::Namespace& ns, std::string_view body, ingest::ImportFormat format,
-                         std::string_view file_stem) {
-  if (format == ingest::ImportFormat::kAuto) {
-    CILIA_ASSIGN_OR_RETURN(format, ingest::DetectImportFormat(body));
-  }
-  CILIA_ASSIGN_OR_RETURN(auto conversations, ingest::ImportText(body, file_stem, format));
-  memory::Archive archive(ns);
-  CILIA_ASSIGN_OR_RETURN(auto outcomes, archive.StoreAll(conversations));
-  int stored = 0, duplicates = 0;
-  for (const memory::IngestOutcome& outcome : outcomes) {
-    stored += outcome.stored;
-    duplicates += outcome.duplicates;
-    CILIA_RETURN_IF_ERROR(archive.IndexConversation(outcome.conversation_row).With("indexing"));
-  }
-  return json{{"format", ingest::ImportFormatName(format)},
-              {"conversations", outcomes.size()},
-              {"stored", stored},
-              {"duplicates", duplicates}};
-}
-
-// Whether the body's first line is a cilia export's header.
-bool IsCiliaDump(std::string_view body) {
-  std::string_view first = body.substr(0, body.find('\n'));
-  auto header = cilia::json::ParseJsonText(first, 1, cilia::json::kRequestLimits);
-  return header.ok() && header->is_object() && header->value("type", json()) == "cilia-export";
-}
-
-Result<json> ImportDump(memory::Namespace& ns, std::string_view body) {
-  std::istringstream in{std::string(body)};
-  CILIA_ASSIGN_OR_RETURN(memory::ImportSummary summary, memory::ImportNamespace(ns, in));
-  return json{{"format", "cilia"},
-              {"conversations", summary.conversations},
-              {"stored", summary.messages},
-              {"duplicates", summary.duplicates},
-              {"files", summary.files},
-              {"excerpts", summary.excerpts},
-              {"candidates", summary.candidates}};
-}
-
 json UsageJson(const memory::TurnUsage& u, const Config& config) {
   const PriceConfig* price = config.FindPrice(u.model);
   std::optional<double> cost = UsageCost(u, price);
@@ -157,6 +115,7 @@ json UsageJson(const memory::TurnUsage& u, const Config& config) {
           {"output_tokens", u.output_tokens},
           {"cache_read_tokens", u.cache_read_tokens},
           {"cache_write_tokens", u.cache_write_tokens},
+          {"reasoning_tokens", u.reasoning_tokens},
           {"hit_rate", u.input_tokens > 0 ? static_cast<double>(u.cache_read_tokens) / u.input_tokens : 0.0},
           {"recall_rounds", u.recall_rounds},
           {"first_byte_ms_avg", u.first_byte_ms_avg < 0 ? json(nullptr) : json(u.first_byte_ms_avg)},
@@ -235,7 +194,8 @@ json SettingsConfigJson(const Config& c) {
         {"chat", c.models.chat},
         {"extract", c.models.extract},
         {"vision", c.models.vision},
-        {"aliases", c.models.aliases}}},
+        {"aliases", c.models.aliases},
+        {"fallback", c.models.fallback}}},
       {"embedding",
        {{"kind", EmbedderKindName(c.embedding.kind)},
         {"provider", c.embedding.provider},
@@ -262,6 +222,7 @@ json SettingsConfigJson(const Config& c) {
         {"recall_result_chars", c.gateway.recall_result_chars},
         {"menu_lines", c.gateway.menu_lines},
         {"menu_tokens", c.gateway.menu_tokens},
+        {"precious_tokens", c.gateway.precious_tokens},
         {"snippets", c.gateway.snippets},
         {"snippet_chars", c.gateway.snippet_chars},
         {"compression_threshold_tokens", c.gateway.compression_threshold_tokens},
@@ -328,25 +289,8 @@ void RegisterAdminRoutes(ApiServer& server, memory::Registry& registry) {
                     fmt::format("attachment; filename=\"cilia-{}-{}.jsonl\"", req.who.name_space, day));
   });
 
-  server.Handle("POST", "/v1/import", Scope::kAdmin, [&registry](const Request& req) -> Result<Reply> {
-    const std::string format = req.http.has_param("format") ? req.http.get_param_value("format") : "auto";
-    const bool dump = format == "cilia" || (format == "auto" && IsCiliaDump(req.body));
-    std::optional<ingest::ImportFormat> chats;
-    if (!dump) {
-      auto parsed = ingest::ParseImportFormat(format);
-      if (!parsed.ok()) {
-        return Status::InvalidArgument(fmt::format("format: {} (or cilia, a cilia export)", parsed.status().message()));
-      }
-      chats = *parsed;
-    }
-    if (req.body.empty()) return Status::InvalidArgument("the request body is empty; expected the file to import");
-    // A SillyTavern chat is named by its file.
-    std::string stem = req.http.get_param_value("name");
-    if (size_t dot = stem.rfind('.'); dot != std::string::npos) stem.resize(dot);
-    return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-      return dump ? ImportDump(ns, req.body) : ImportChats(ns, req.body, *chats, stem);
-    });
-  });
+  // The page's import; the CLI's too (import_routes.h).
+  RegisterImportRoutes(server, registry);
 
   server.Handle("GET", "/v1/timeline", Scope::kMemoryRead, [&registry](const Request& req) {
     return ForNamespace(registry, req.who, [](memory::Namespace& ns) { return TimelineJson(ns); });

@@ -3,10 +3,7 @@
 //   GET  /admin, /admin/{file}   the page's files, compiled in; no key; ETag and 304
 //   GET  /v1/whoami      (any valid key) -> {"key_id", "namespace", "scopes"}: what the page may show
 //   GET  /v1/export      (admin) -> the namespace as JSON Lines, as `cilia export` writes it
-//   POST /v1/import      (admin) body: a cilia dump or a chat export; ?format= (auto,
-//                        cilia, jsonl, chatgpt, claude, chatbox, sillytavern), ?name= the
-//                        file's name (a SillyTavern chat's id) -> {"format", "conversations",
-//                        "stored", "duplicates", ...}
+//   POST /v1/import      (admin): registered from here, see import_routes.h
 //   GET  /v1/timeline    (memory:read) -> {"days": [{"day", "messages"}]}: days with messages,
 //                        in the owner's zone, oldest first
 //   GET  /v1/timeline/{day} (memory:read) -> {"day", "conversations": [{"id", "title",

@@ -13,7 +13,7 @@
 //   POST   /v1/memories/{id}/supersede  (memory:write) {"by": "x_.."} or a new
 //          excerpt's body -> {"memory": the superseded one, "by": the new one}
 //   POST   /v1/memories/{id}/revive|archive|pin|unpin  (memory:write) -> the memory
-//   GET    /v1/memories/{id}/history    (memory:read) -> {"history": [{at, who, action, old, new}]}
+//   GET    /v1/memories/{id}/history    (memory:read) -> {"id", "history": [{at, who, action, old, new}]}
 // A caller with the admin scope writes as the owner, any other as an agent:
 // an agent may not change what the owner wrote (409 with the reason).
 #pragma once

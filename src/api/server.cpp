@@ -32,26 +32,6 @@ struct RequestTrace {
 };
 thread_local RequestTrace t_trace;
 
-// "/v1/conversations/([^/]+)/messages" -> "/v1/conversations/*/messages".
-std::string RouteLabel(const std::string& pattern) {
-  std::string label;
-  int depth = 0;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    char c = pattern[i];
-    if (c == '\\' && i + 1 < pattern.size()) {
-      if (depth == 0) label.push_back(pattern[i + 1]);
-      ++i;
-    } else if (c == '(') {
-      if (depth++ == 0) label.push_back('*');
-    } else if (c == ')') {
-      depth = std::max(0, depth - 1);
-    } else if (depth == 0) {
-      label.push_back(c);
-    }
-  }
-  return label;
-}
-
 // The path as the client sent it, before percent-decoding: routes match it,
 // so that an id holding "/" (sent as %2F) stays one path segment.
 std::string_view RawPath(const httplib::Request& req) {
@@ -114,6 +94,25 @@ Reply::Producer ShieldedProducer(Reply::Producer inner, std::string method, std:
 }
 
 }  // namespace
+
+std::string RouteLabel(const std::string& pattern) {
+  std::string label;
+  int depth = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      if (depth == 0) label.push_back(pattern[i + 1]);
+      ++i;
+    } else if (c == '(') {
+      if (depth++ == 0) label.push_back('*');
+    } else if (c == ')') {
+      depth = std::max(0, depth - 1);
+    } else if (depth == 0) {
+      label.push_back(c);
+    }
+  }
+  return label;
+}
 
 ServerOptions ServerOptions::FromConfig(const ServerConfig& server) {
   ServerOptions options;
@@ -201,7 +200,8 @@ ApiServer::~ApiServer() {
   if (listener_.joinable()) listener_.join();
 }
 
-void ApiServer::AddRoute(Route route, const std::string& pattern) {
+void ApiServer::AddRoute(Route route) {
+  const std::string& pattern = route.pattern;
   static const char* const kMethods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
   if (std::find(std::begin(kMethods), std::end(kMethods), route.method) == std::end(kMethods)) {
     LogError("route {} {} not registered: unknown method", route.method, pattern);
@@ -219,12 +219,18 @@ void ApiServer::AddRoute(Route route, const std::string& pattern) {
 
 void ApiServer::Handle(const std::string& method, const std::string& pattern, Scope scope, Handler handler,
                        ErrorStyle style, bool allow_query_token) {
-  AddRoute(Route{method, {}, {}, style, /*is_public=*/false, scope, allow_query_token, std::move(handler)}, pattern);
+  AddRoute(Route{method, pattern, {}, {}, style, /*is_public=*/false, scope, allow_query_token, std::move(handler)});
 }
 
 void ApiServer::HandlePublic(const std::string& method, const std::string& pattern, Handler handler,
                              ErrorStyle style) {
-  AddRoute(Route{method, {}, {}, style, /*is_public=*/true, Scope::kAdmin, false, std::move(handler)}, pattern);
+  AddRoute(Route{method, pattern, {}, {}, style, /*is_public=*/true, Scope::kAdmin, false, std::move(handler)});
+}
+
+std::vector<ApiServer::RouteInfo> ApiServer::routes() const {
+  std::vector<RouteInfo> out;
+  for (const Route& route : routes_) out.push_back({route.method, route.pattern, route.scope, route.is_public, route.style});
+  return out;
 }
 
 void ApiServer::Dispatch(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* body) {
@@ -321,6 +327,9 @@ Result<std::string> ApiServer::ReadBody(const httplib::Request& req, const httpl
     return Status::TooLarge(too_large);
   }
   if (req.is_multipart_form_data()) return Status::InvalidArgument("multipart bodies are not accepted; send JSON");
+  // A request with neither header has no body (RFC 9112 §6.3): httplib's
+  // reader would instead wait for one until the request deadline.
+  if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) return std::string();
   std::string body;
   bool over = false;
   const bool complete = reader([&](const char* data, size_t size) {

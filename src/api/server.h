@@ -63,6 +63,10 @@ struct ServerOptions {
   static ServerOptions FromConfig(const ServerConfig& server);
 };
 
+// A route's pattern as its metrics label: each regex group as "*", escapes
+// undone. R"(/v1/conversations/([^/]+)/messages)" -> "/v1/conversations/*/messages".
+std::string RouteLabel(const std::string& pattern);
+
 class ApiServer {
  public:
   ApiServer(ServerOptions options, Authenticator authenticator);
@@ -86,6 +90,17 @@ class ApiServer {
   void HandlePublic(const std::string& method, const std::string& pattern, Handler handler,
                     ErrorStyle style = ErrorStyle::kOpenAI);
 
+  // What a route is, as registered: the list GET /openapi.json must describe
+  // (tests/unit/api/routes_test.cpp holds the two against each other).
+  struct RouteInfo {
+    std::string method;
+    std::string pattern;  // as given to Handle, e.g. R"(/v1/keys/([^/]+))"
+    Scope scope;          // meaningless when is_public
+    bool is_public;
+    ErrorStyle style;
+  };
+  std::vector<RouteInfo> routes() const;
+
   Metrics& metrics() { return metrics_; }
   // For a route that takes any valid key, whatever its scopes (GET /v1/whoami).
   const Authenticator& authenticator() const { return authenticator_; }
@@ -103,6 +118,7 @@ class ApiServer {
  private:
   struct Route {
     std::string method;
+    std::string pattern;
     std::regex path;
     std::string label;  // the route in metrics: the pattern with each group as "*"
     ErrorStyle style;
@@ -112,7 +128,7 @@ class ApiServer {
     Handler handler;
   };
 
-  void AddRoute(Route route, const std::string& pattern);
+  void AddRoute(Route route);
   // Finds the route, checks the key, reads the body through `body` (null
   // for methods without one) and calls the handler: every request that
   // httplib parsed passes here.

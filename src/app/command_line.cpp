@@ -32,27 +32,33 @@ const FlagSpec kDataFlag{"data", "DIR", "data dir (default ./data)"};
 const FlagSpec kNamespaceFlag{"namespace", "NS", "namespace (default \"default\")"};
 const FlagSpec kHelpFlag{"help", "", "show this help"};
 const FlagSpec kJsonFlag{"json", "", "print JSON"};
+const FlagSpec kFormatFlag{"format", "FORMAT",
+                           "cilia (a dump), jsonl, chatgpt, claude, chatbox or sillytavern (default: detected)"};
+
+std::vector<FlagSpec> RecallFlags() {
+  return {kConfigFlag, kDataFlag, kNamespaceFlag, {"limit", "N", "number of results (default 10)"},
+          {"after", "DATE", "only from this date or time on"}, {"before", "DATE", "only up to this date or time"},
+          {"now", "TIME", "the moment the question is asked (default: now)"},
+          {"conversation", "ID", "only this conversation"}, {"exact", "", "only results containing the query verbatim"},
+          kJsonFlag, kHelpFlag};
+}
 
 const std::vector<CommandSpec>& Commands() {
   static const auto* const commands = new std::vector<CommandSpec>{
       {"serve", "", "run the gateway, memory API, MCP, admin page and background jobs", 0, 0,
        {kConfigFlag, kDataFlag, {"listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8420)"}, kHelpFlag}},
       {"ingest", "FILE", "load messages from JSON Lines or a chat export", 1, 1,
-       {kConfigFlag, kDataFlag, kNamespaceFlag,
-        {"format", "FORMAT", "jsonl, chatgpt, claude, chatbox or sillytavern (default: detected)"},
-        {"sync", "", "return only once the messages are indexed"}, kHelpFlag}},
-      {"recall", "QUERY", "recall memories, as POST /v1/recall", 1, kAnyNumber,
-       {kConfigFlag, kDataFlag, kNamespaceFlag, {"limit", "N", "number of results (default 10)"},
-        {"after", "DATE", "only from this date or time on"}, {"before", "DATE", "only up to this date or time"},
-        {"now", "TIME", "the moment the question is asked (default: now)"},
-        {"conversation", "ID", "only this conversation"}, {"exact", "", "only results containing the query verbatim"},
-        kJsonFlag, kHelpFlag}},
+       {kConfigFlag, kDataFlag, kNamespaceFlag, kFormatFlag,
+        {"sync", "", "return only once the messages are indexed (always so)"}, kJsonFlag, kHelpFlag}},
+      {"recall", "QUERY", "recall memories, as POST /v1/recall (counts as remembered)", 1, kAnyNumber, RecallFlags()},
+      {"search", "QUERY", "search memories, as POST /v1/search (only a look: no access counts)", 1, kAnyNumber,
+       RecallFlags()},
       {"export", "", "write one namespace as JSON Lines to stdout", 0, 0,
        {kConfigFlag, kDataFlag, kNamespaceFlag, kHelpFlag}},
-      {"import", "FILE", "load a dump written by `cilia export`", 1, 1,
-       {kConfigFlag, kDataFlag, kNamespaceFlag, kHelpFlag}},
-      {"jobs", "run extract|nightly|reindex", "run one background job now, in the foreground", 2, 2,
-       {kConfigFlag, kDataFlag, kNamespaceFlag, kHelpFlag}},
+      {"import", "FILE", "load a dump written by `cilia export` (or a chat export)", 1, 1,
+       {kConfigFlag, kDataFlag, kNamespaceFlag, kFormatFlag, kJsonFlag, kHelpFlag}},
+      {"jobs", "run extract|nightly|retention|reindex", "run one background job now, in the foreground", 2, 2,
+       {kConfigFlag, kDataFlag, kNamespaceFlag, kJsonFlag, kHelpFlag}},
       {"keys", "list|create|revoke [ID]", "manage API keys", 1, 2,
        {kConfigFlag, kDataFlag, {"namespace", "NS", "the key's namespace (create; filter for list)"},
         {"scopes", "LIST", "comma-separated: chat, memory:read, memory:write, admin (create)"},
@@ -161,6 +167,10 @@ std::string UsageText() {
   }
   text += "\n`cilia <command> --help` shows a command's flags.\n";
   return text;
+}
+
+std::string UsageForArguments(int argc, char** argv) {
+  return argc >= 2 && FindCommand(argv[1]) ? CommandUsageText(argv[1]) : UsageText();
 }
 
 std::string CommandUsageText(std::string_view name) {

@@ -32,5 +32,8 @@ Result<CommandLine> ParseCommandLine(int argc, char** argv);
 // The overview of every command, and one command's usage with its flags.
 std::string UsageText();
 std::string CommandUsageText(std::string_view command);
+// The usage to show when `argv` could not be parsed: that of the command
+// argv[1] names, or the overview when it names none.
+std::string UsageForArguments(int argc, char** argv);
 
 }  // namespace cilia::app

@@ -25,6 +25,11 @@ int ExitWithError(const Status& status, int exit_code) {
   return exit_code;
 }
 
+int UsageError(std::string_view command, const Status& status) {
+  std::fprintf(stderr, "cilia: %s\n\n%s", RedactSecrets(status.message()).c_str(), CommandUsageText(command).c_str());
+  return kExitUsage;
+}
+
 std::string KeyStorePath(const Config& config) { return config.server.data_dir + "/system.db"; }
 
 }  // namespace cilia::app

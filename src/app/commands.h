@@ -3,6 +3,7 @@
 // job) or kExitUsage (bad command line or bad config).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,7 @@ int RunDoctor(const CommandLine& command_line);   // doctor_command.cpp
 int RunVersion(const CommandLine& command_line);  // version_command.cpp
 int RunIngest(const CommandLine& command_line);   // memory_commands.cpp
 int RunRecall(const CommandLine& command_line);
+int RunSearch(const CommandLine& command_line);
 int RunExport(const CommandLine& command_line);
 int RunImport(const CommandLine& command_line);
 int RunJobs(const CommandLine& command_line);
@@ -38,6 +40,17 @@ Result<Config> LoadConfigForCommand(const CommandLine& command_line);
 
 // Prints "cilia: <message>" to stderr and returns `exit_code`.
 int ExitWithError(const Status& status, int exit_code);
+// For a bad argument: prints "cilia: <message>", a blank line and the
+// command's usage (CommandUsageText) to stderr; returns kExitUsage.
+int UsageError(std::string_view command, const Status& status);
+
+// recall's and search's reply ({"results": [...]}) for reading: each result
+// as "YYYY-MM-DD · title · score", then its text; a blank line between
+// results; "no results" for none. Ids are left to --json.
+std::string FormatResults(const nlohmann::json& reply);
+// A job run (api::JobRunJson) as "<job>: <outcome>, <n> items[ — error]",
+// then its detail.
+std::string FormatJobRun(const nlohmann::json& run);
 
 // The path of the key database in a data dir: DATA/system.db.
 std::string KeyStorePath(const Config& config);

@@ -1,5 +1,6 @@
 // `cilia keys list|create|revoke`, and the key a first start creates.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,12 +8,12 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "api/auth.h"
 #include "api/key_routes.h"
 #include "app/commands.h"
+#include "app/server_link.h"
 #include "core/data_dir.h"
 #include "core/data_dir_lock.h"
 #include "core/time.h"
@@ -106,55 +107,78 @@ Result<WritableKeys> OpenForWriting(const Config& config) {
   return WritableKeys{std::move(lock), std::move(keys)};
 }
 
+// The new key as POST /v1/keys answers it (KeyJson and "key"): made by the
+// server that holds the data dir, or in the key store here.
+Result<nlohmann::json> CreateKeyRecord(const CommandLine& command_line, const Config& config,
+                                       const std::string& name_space, uint32_t scopes,
+                                       const store::FeatureOverrides& features) {
+  CILIA_ASSIGN_OR_RETURN(auto link, FindServerLink(config, name_space, "creating the key"));
+  if (link) {
+    nlohmann::json body = {{"name", command_line.Get("name")},
+                           {"scopes", api::ScopeNames(scopes)},
+                           {"features", store::FeatureOverridesToJson(features)}};
+    return CallServerJson(*link, "POST", "/v1/keys", body.dump());
+  }
+  CILIA_ASSIGN_OR_RETURN(WritableKeys writable, OpenForWriting(config));
+  CILIA_ASSIGN_OR_RETURN(
+      auto created, writable.keys->Create(command_line.Get("name"), name_space, api::ScopeNames(scopes), features));
+  nlohmann::json reply = api::KeyJson(created.info);
+  reply["key"] = created.secret;
+  return reply;
+}
+
+// Through the server when it holds the data dir (a key of its namespace
+// only, as DELETE /v1/keys/{id} allows), else in the key store here.
+Status RevokeKeyRecord(const CommandLine& command_line, const Config& config, const std::string& id) {
+  CILIA_ASSIGN_OR_RETURN(auto link,
+                         FindServerLink(config, command_line.Get("namespace", kDefaultNamespace), "revoking the key"));
+  if (link) return CallServer(*link, "DELETE", "/v1/keys/" + PercentEncode(id), "").status();
+  CILIA_ASSIGN_OR_RETURN(WritableKeys writable, OpenForWriting(config));
+  return writable.keys->Revoke(id);
+}
+
 int CreateKey(const CommandLine& command_line, const Config& config) {
   std::string name_space = command_line.Get("namespace", kDefaultNamespace);
   if (!memory::IsValidNamespaceName(name_space)) {
-    return ExitWithError(Status::InvalidArgument(fmt::format(
-                             "\"{}\" is not a namespace name: 1 to 64 of a-z, 0-9, '_' and '-', starting with a "
-                             "letter or digit",
-                             name_space)),
-                         kExitUsage);
+    return UsageError("keys", Status::InvalidArgument(fmt::format(
+                                  "\"{}\" is not a namespace name: 1 to 64 of a-z, 0-9, '_' and '-', starting with a "
+                                  "letter or digit",
+                                  name_space)));
   }
   if (!command_line.Has("scopes")) {
-    return ExitWithError(Status::InvalidArgument("cilia keys create needs --scopes (chat, memory:read, "
-                                                 "memory:write, admin; comma-separated)"),
-                         kExitUsage);
+    return UsageError("keys", Status::InvalidArgument("cilia keys create needs --scopes (chat, memory:read, "
+                                                      "memory:write, admin; comma-separated)"));
   }
   auto scopes = api::ParseScopeList(command_line.Get("scopes"));
-  if (!scopes.ok()) return ExitWithError(scopes.status(), kExitUsage);
+  if (!scopes.ok()) return UsageError("keys", scopes.status());
   store::FeatureOverrides features;
   if (command_line.Has("features")) {
     auto parsed = store::ParseFeatureOverrides(command_line.Get("features"));
-    if (!parsed.ok()) return ExitWithError(parsed.status(), kExitUsage);
+    if (!parsed.ok()) return UsageError("keys", parsed.status());
     features = *parsed;
   }
-  auto writable = OpenForWriting(config);
-  if (!writable.ok()) return ExitWithError(writable.status(), kExitFailure);
-  auto created = writable->keys->Create(command_line.Get("name"), name_space, api::ScopeNames(*scopes), features);
+  auto created = CreateKeyRecord(command_line, config, name_space, *scopes, features);
   if (!created.ok()) return ExitWithError(created.status(), kExitFailure);
+  const std::string secret = created->value("key", "");
   if (command_line.Has("json")) {
-    nlohmann::json reply = api::KeyJson(created->info);
-    reply["key"] = created->secret;
-    std::printf("%s\n", reply.dump(2).c_str());
+    std::printf("%s\n", created->dump(2).c_str());
   } else {
     // The key alone on stdout, so that KEY=$(cilia keys create …) works.
-    std::printf("%s\n", created->secret.c_str());
+    std::printf("%s\n", secret.c_str());
   }
   std::fprintf(stderr, "created key %s for namespace \"%s\" (scopes %s); the key is shown only this once\n",
-               created->info.id.c_str(), name_space.c_str(),
-               fmt::format("{}", fmt::join(created->info.scopes, ",")).c_str());
+               created->value("id", "").c_str(), name_space.c_str(),
+               fmt::format("{}", fmt::join(created->value("scopes", std::vector<std::string>{}), ",")).c_str());
   return kExitOk;
 }
 
 int RevokeKey(const CommandLine& command_line, const Config& config) {
   if (command_line.positional.size() != 2) {
-    return ExitWithError(Status::InvalidArgument("usage: cilia keys revoke ID (ids are in `cilia keys list`)"),
-                         kExitUsage);
+    return UsageError("keys",
+                      Status::InvalidArgument("cilia keys revoke needs the key's id (ids are in `cilia keys list`)"));
   }
   const std::string& id = command_line.positional[1];
-  auto writable = OpenForWriting(config);
-  if (!writable.ok()) return ExitWithError(writable.status(), kExitFailure);
-  Status revoked = writable->keys->Revoke(id);
+  Status revoked = RevokeKeyRecord(command_line, config, id);
   if (!revoked.ok()) return ExitWithError(revoked, kExitFailure);
   std::printf("revoked %s\n", id.c_str());
   return kExitOk;
@@ -182,11 +206,10 @@ Status CheckFlagsFit(const CommandLine& command_line, const std::string& action)
 int RunKeys(const CommandLine& command_line) {
   const std::string& action = command_line.positional.front();
   if (action != "list" && action != "create" && action != "revoke") {
-    return ExitWithError(
-        Status::InvalidArgument(fmt::format("unknown keys action \"{}\" (actions: list, create, revoke)", action)),
-        kExitUsage);
+    return UsageError("keys", Status::InvalidArgument(
+                                  fmt::format("unknown keys action \"{}\" (actions: list, create, revoke)", action)));
   }
-  if (Status fits = CheckFlagsFit(command_line, action); !fits.ok()) return ExitWithError(fits, kExitUsage);
+  if (Status fits = CheckFlagsFit(command_line, action); !fits.ok()) return UsageError("keys", fits);
   auto config = LoadConfigForCommand(command_line);
   if (!config.ok()) return ExitWithError(config.status(), kExitUsage);
   if (action == "list") return ListKeys(command_line, *config);

@@ -1,153 +1,276 @@
-// The data commands: ingest, recall, export, import, jobs.
+// The data commands: ingest, import, recall, search, export, jobs. Beside a
+// running `cilia serve` each one works through the server (server_link.h);
+// otherwise on the data dir directly.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <streambuf>
 
+#include "api/import_routes.h"
+#include "api/job_routes.h"
 #include "app/commands.h"
+#include "app/progress.h"
+#include "app/server_link.h"
 #include "core/data_dir.h"
 #include "core/data_dir_lock.h"
-#include "memory/archive/archive.h"
-#include "memory/transfer/export.h"
 #include "ingest/importers.h"
-#include "memory/upkeep/jobs.h"
 #include "memory/recall/recall.h"
 #include "memory/registry.h"
+#include "memory/transfer/export.h"
+#include "memory/upkeep/jobs.h"
 
 namespace cilia::app {
 
 namespace {
 
+using nlohmann::json;
+
 struct Opened {
-  Config config;
   std::unique_ptr<memory::Registry> registry;
   std::shared_ptr<memory::Namespace> ns;
 };
 
-// Loads the config and opens the command's namespace; a writing command
-// also takes the data dir lock, so it never runs beside `cilia serve`.
-Result<Opened> OpenNamespace(const CommandLine& cl, std::optional<DataDirLock>* lock, std::string_view holder) {
+// Opens the command's namespace; a writing command also takes the data dir
+// lock, so it never runs beside `cilia serve`.
+Result<Opened> OpenNamespace(const Config& config, const CommandLine& cl, std::optional<DataDirLock>* lock,
+                             std::string_view holder) {
   Opened o;
-  CILIA_ASSIGN_OR_RETURN(o.config, LoadConfigForCommand(cl));
-  CILIA_RETURN_IF_ERROR(PrepareDataDir(o.config.server.data_dir));
+  CILIA_RETURN_IF_ERROR(PrepareDataDir(config.server.data_dir));
   if (lock) {
-    CILIA_ASSIGN_OR_RETURN(DataDirLock l, DataDirLock::Acquire(o.config.server.data_dir, holder));
+    CILIA_ASSIGN_OR_RETURN(DataDirLock l, DataDirLock::Acquire(config.server.data_dir, holder));
     lock->emplace(std::move(l));
   }
-  CILIA_ASSIGN_OR_RETURN(o.registry, memory::Registry::Open(o.config));
+  CILIA_ASSIGN_OR_RETURN(o.registry, memory::Registry::Open(config));
   CILIA_ASSIGN_OR_RETURN(o.ns, o.registry->Get(cl.Get("namespace", "default")));
   return o;
 }
 
-int Fail(const Status& st) {
-  return ExitWithError(st, st.code() == Code::kInvalidArgument && st.message().rfind("config", 0) == 0 ? kExitUsage
-                                                                                                        : kExitFailure);
+std::string NamespaceOf(const CommandLine& cl) { return cl.Get("namespace", "default"); }
+
+// A reading command uses the server when it can, and reads the data dir
+// itself when it cannot (reading beside a server is always allowed).
+std::optional<ServerLink> ServerForReading(const Config& config, const CommandLine& cl, std::string_view doing) {
+  auto link = FindServerLink(config, NamespaceOf(cl), doing);
+  if (link.ok()) return *link;
+  std::fprintf(stderr, "cilia: %s; reading the data dir directly\n", link.status().message().c_str());
+  return std::nullopt;
 }
 
-}  // namespace
+// Counts what goes through to `target`, for export's progress.
+class CountingBuffer : public std::streambuf {
+ public:
+  CountingBuffer(std::streambuf* target, Progress& progress) : target_(target), progress_(progress) {}
 
-int RunIngest(const CommandLine& cl) {
-  std::optional<DataDirLock> lock;
-  auto format = ingest::ParseImportFormat(cl.Get("format", "auto"));
-  if (!format.ok()) return ExitWithError(format.status(), kExitUsage);
-  const std::string path = cl.positional.at(0);
-  // Parse everything before opening the store: a bad file changes nothing.
-  auto conversations = ingest::ReadImportFile(path, *format);
-  if (!conversations.ok()) return ExitWithError(conversations.status(), kExitFailure);
-  auto opened = OpenNamespace(cl, &lock, "cilia ingest");
-  if (!opened.ok()) return Fail(opened.status());
-  memory::Archive archive(*opened->ns);
-  auto outcomes = archive.StoreAll(*conversations);
-  if (!outcomes.ok()) return ExitWithError(outcomes.status().With(path), kExitFailure);
-  int stored = 0, duplicates = 0;
-  for (const auto& o : *outcomes) {
-    stored += o.stored;
-    duplicates += o.duplicates;
-    Status st = archive.IndexConversation(o.conversation_row);
-    if (!st.ok()) return ExitWithError(st.With("indexing"), kExitFailure);
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    Count(1);
+    return target_->sputc(traits_type::to_char_type(c));
   }
-  std::cout << fmt::format("ingested {}: {} conversations, {} messages stored, {} duplicates; {} windows indexed\n",
-                           path, outcomes->size(), stored, duplicates, opened->ns->WindowCount());
+  std::streamsize xsputn(const char* data, std::streamsize size) override {
+    Count(size);
+    return target_->sputn(data, size);
+  }
+  int sync() override { return target_->pubsync(); }
+
+ private:
+  void Count(std::streamsize n) {
+    written_ += n;
+    progress_.Update(written_, 0, "bytes");
+  }
+  std::streambuf* target_;
+  Progress& progress_;
+  int64_t written_ = 0;
+};
+
+// Ingest and import: one path, the file's bytes through api::ImportFile,
+// here or in the server (POST /v1/import).
+int RunFileImport(const CommandLine& cl, const std::string& format) {
+  if (format != "auto" && format != "cilia") {
+    if (auto parsed = ingest::ParseImportFormat(format); !parsed.ok()) {
+      return UsageError(cl.command, Status::InvalidArgument("--format: " + parsed.status().message() +
+                                                            " (or cilia, a cilia export)"));
+    }
+  }
+  const std::string path = cl.positional.at(0);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ExitWithError(Status::NotFound("cannot read " + path), kExitFailure);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  const std::string text = std::move(bytes).str();
+  auto config = LoadConfigForCommand(cl);
+  if (!config.ok()) return ExitWithError(config.status(), kExitUsage);
+
+  auto link = FindServerLink(*config, NamespaceOf(cl), "importing " + path);
+  if (!link.ok()) return ExitWithError(link.status(), kExitFailure);
+  const std::string file_name = std::filesystem::path(path).filename().string();
+  Result<json> reply = json();
+  if (*link) {
+    Progress progress(fmt::format("{} {} through the server", cl.command, file_name));
+    reply = CallServerJson(**link, "POST",
+                           fmt::format("/v1/import?format={}&name={}", PercentEncode(format), PercentEncode(file_name)),
+                           text, &progress);
+    if (reply.status().code() == Code::kTooLarge) {
+      reply = Status::TooLarge(reply.status().message() +
+                               "; raise server.max_body_mb, or stop the server and run this again to import directly");
+    }
+  } else {
+    std::optional<DataDirLock> lock;
+    auto opened = OpenNamespace(*config, cl, &lock, "cilia " + cl.command);
+    if (!opened.ok()) return ExitWithError(opened.status(), kExitFailure);
+    Progress progress(fmt::format("{} {}", cl.command, file_name));
+    reply = api::ImportFile(
+        *opened->ns, text, format, file_name,
+        [&progress](int64_t done, int64_t total, std::string_view unit) { progress.Update(done, total, unit); });
+  }
+  if (!reply.ok()) return ExitWithError(reply.status().With(path), kExitFailure);
+  if (cl.Has("json")) {
+    std::cout << reply->dump() << '\n';
+    return kExitOk;
+  }
+  std::string files = reply->contains("files") ? fmt::format(", {} files", (*reply)["files"].get<int>()) : "";
+  std::cout << fmt::format("{} {} ({}): {} conversations, {} messages stored, {} duplicates{}\n",
+                           cl.command == "ingest" ? "ingested" : "imported", path, reply->value("format", ""),
+                           reply->value("conversations", 0), reply->value("stored", 0), reply->value("duplicates", 0),
+                           files);
   return kExitOk;
 }
 
-int RunRecall(const CommandLine& cl) {
-  auto opened = OpenNamespace(cl, nullptr, "");
-  if (!opened.ok()) return Fail(opened.status());
-  nlohmann::json body;
+// recall and search: the same request body as POST /v1/recall and /v1/search.
+Result<json> RecallBody(const CommandLine& cl) {
+  json body;
   std::string query;
   for (const auto& p : cl.positional) query += (query.empty() ? "" : " ") + p;
   body["query"] = query;
   if (cl.Has("limit")) {
-    try {
-      body["limit"] = std::stoi(cl.Get("limit"));
-    } catch (const std::exception&) {
-      return ExitWithError(Status::InvalidArgument("--limit: must be a number"), kExitUsage);
+    int64_t limit = 0;
+    const std::string text = cl.Get("limit");
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), limit);
+    if (error != std::errc() || end != text.data() + text.size()) {
+      return Status::InvalidArgument("--limit: must be a number");
     }
+    body["limit"] = limit;
   }
   if (cl.Has("after")) body["after"] = cl.Get("after");
   if (cl.Has("before")) body["before"] = cl.Get("before");
   if (cl.Has("now")) body["now"] = cl.Get("now");
   if (cl.Has("conversation")) body["conversation_id"] = cl.Get("conversation");
   if (cl.Has("exact")) body["exact"] = true;
-  auto request = memory::ParseRecallRequest(body, opened->ns->tz(), opened->config.retrieval.default_limit,
-                                           opened->config.retrieval.max_limit);
-  if (!request.ok()) return ExitWithError(request.status(), kExitUsage);
-  auto reply = memory::Recall(*opened->ns, *request, /*count_access=*/true);
-  if (!reply.ok()) return ExitWithError(reply.status(), kExitFailure);
-  if (cl.Has("json")) {
-    std::cout << memory::ToJson(*reply, opened->ns->tz()).dump() << '\n';
-    return kExitOk;
+  return body;
+}
+
+int RunRecallOrSearch(const CommandLine& cl, bool count_access) {
+  auto body = RecallBody(cl);
+  if (!body.ok()) return UsageError(cl.command, body.status());
+  auto config = LoadConfigForCommand(cl);
+  if (!config.ok()) return ExitWithError(config.status(), kExitUsage);
+  Result<json> reply = json();
+  if (auto link = ServerForReading(*config, cl, count_access ? "recalling" : "searching")) {
+    reply = CallServerJson(*link, "POST", count_access ? "/v1/recall" : "/v1/search", body->dump());
+    if (!reply.ok()) {
+      const bool bad_request = reply.status().code() == Code::kInvalidArgument;
+      return bad_request ? UsageError(cl.command, reply.status()) : ExitWithError(reply.status(), kExitFailure);
+    }
+  } else {
+    auto opened = OpenNamespace(*config, cl, nullptr, "");
+    if (!opened.ok()) return ExitWithError(opened.status(), kExitFailure);
+    auto request = memory::ParseRecallRequest(*body, opened->ns->tz(), config->retrieval.default_limit,
+                                              config->retrieval.max_limit);
+    if (!request.ok()) return UsageError(cl.command, request.status());
+    auto found = memory::Recall(*opened->ns, *request, count_access);
+    if (!found.ok()) return ExitWithError(found.status(), kExitFailure);
+    reply = memory::ToJson(*found, opened->ns->tz());
   }
-  if (reply->results.empty()) std::cout << "no results\n";
-  for (const auto& r : reply->results) {
-    std::string ids;
-    for (const auto& id : r.message_ids) ids += (ids.empty() ? "" : ", ") + id;
-    std::cout << fmt::format("── {} · score {:.3f} · {} [{}]\n{}\n\n", r.conversation_id, r.score, r.id, ids, r.text);
-  }
+  std::cout << (cl.Has("json") ? reply->dump() + "\n" : FormatResults(*reply));
   return kExitOk;
 }
+
+}  // namespace
+
+std::string FormatResults(const json& reply) {
+  const json results = reply.value("results", json::array());
+  if (results.empty()) return "no results\n";
+  std::string out;
+  for (const json& r : results) {
+    std::string text = r.value("text", "");
+    // The text opens with "[YYYY-MM-DD · title]" (docs/api.md); that line
+    // becomes the heading, with the score.
+    std::string heading;
+    if (size_t close = text.find("]\n"); text.starts_with("[") && close != std::string::npos) {
+      heading = text.substr(1, close - 1);
+      text = text.substr(close + 2);
+    } else {
+      heading = fmt::format("{} · {}", r.value("created_at", "").substr(0, 10), r.value("conversation_id", ""));
+    }
+    out += fmt::format("{}{} · {:.3f}\n{}\n", out.empty() ? "" : "\n", heading, r.value("score", 0.0), text);
+  }
+  return out;
+}
+
+std::string FormatJobRun(const json& run) {
+  const std::string error = run.value("error", "");
+  return fmt::format("{}: {}, {} items{}\n{}\n", run.value("job", ""), run.value("outcome", ""),
+                     run.value("items", int64_t{0}), error.empty() ? "" : " — " + error,
+                     run.value("detail", json::object()).dump(2));
+}
+
+int RunIngest(const CommandLine& cl) { return RunFileImport(cl, cl.Get("format", "auto")); }
+
+int RunImport(const CommandLine& cl) { return RunFileImport(cl, cl.Get("format", "auto")); }
+
+int RunRecall(const CommandLine& cl) { return RunRecallOrSearch(cl, /*count_access=*/true); }
+
+int RunSearch(const CommandLine& cl) { return RunRecallOrSearch(cl, /*count_access=*/false); }
 
 int RunExport(const CommandLine& cl) {
-  auto opened = OpenNamespace(cl, nullptr, "");
-  if (!opened.ok()) return Fail(opened.status());
-  Status st = memory::ExportNamespace(*opened->ns, std::cout);
+  auto config = LoadConfigForCommand(cl);
+  if (!config.ok()) return ExitWithError(config.status(), kExitUsage);
+  if (auto link = ServerForReading(*config, cl, "exporting")) {
+    Progress progress("export through the server");
+    Status st = DownloadFromServer(*link, "/v1/export", std::cout, &progress);
+    return st.ok() ? kExitOk : ExitWithError(st, kExitFailure);
+  }
+  auto opened = OpenNamespace(*config, cl, nullptr, "");
+  if (!opened.ok()) return ExitWithError(opened.status(), kExitFailure);
+  Progress progress("export");
+  CountingBuffer counting(std::cout.rdbuf(), progress);
+  std::ostream out(&counting);
+  Status st = memory::ExportNamespace(*opened->ns, out);
+  out.flush();
   return st.ok() ? kExitOk : ExitWithError(st, kExitFailure);
-}
-
-int RunImport(const CommandLine& cl) {
-  std::optional<DataDirLock> lock;
-  const std::string path = cl.positional.at(0);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ExitWithError(Status::NotFound("cannot read " + path), kExitFailure);
-  auto opened = OpenNamespace(cl, &lock, "cilia import");
-  if (!opened.ok()) return Fail(opened.status());
-  auto summary = memory::ImportNamespace(*opened->ns, in);
-  if (!summary.ok()) return ExitWithError(summary.status().With(path), kExitFailure);
-  std::cout << fmt::format("imported {}: {} conversations, {} messages, {} duplicates, {} files; {} windows indexed\n",
-                           path, summary->conversations, summary->messages, summary->duplicates, summary->files,
-                           opened->ns->WindowCount());
-  return kExitOk;
 }
 
 int RunJobs(const CommandLine& cl) {
   if (cl.positional.at(0) != "run") {
-    return ExitWithError(Status::InvalidArgument("usage: cilia jobs run extract|nightly|reindex"), kExitUsage);
+    return UsageError(cl.command, Status::InvalidArgument(fmt::format("unknown jobs action \"{}\"", cl.positional[0])));
   }
   const std::string name = cl.positional.at(1);
   auto config = LoadConfigForCommand(cl);
   if (!config.ok()) return ExitWithError(config.status(), kExitUsage);
   auto job = memory::FindJob(*config, name);
-  if (!job.ok()) return ExitWithError(job.status(), kExitUsage);
-  std::optional<DataDirLock> lock;
-  auto opened = OpenNamespace(cl, &lock, "cilia jobs run " + name);
-  if (!opened.ok()) return Fail(opened.status());
-  auto run = memory::RunJob(*job, *opened->ns, opened->registry->config(), opened->registry->clock(), "manual");
+  if (!job.ok()) return UsageError(cl.command, job.status());
+  auto link = FindServerLink(*config, NamespaceOf(cl), "running " + name);
+  if (!link.ok()) return ExitWithError(link.status(), kExitFailure);
+  Result<json> run = json();
+  if (*link) {
+    Progress progress(fmt::format("jobs run {} in the server", name));
+    run = CallServerJson(**link, "POST", fmt::format("/v1/jobs/{}/run", PercentEncode(name)), "", &progress);
+  } else {
+    std::optional<DataDirLock> lock;
+    auto opened = OpenNamespace(*config, cl, &lock, "cilia jobs run " + name);
+    if (!opened.ok()) return ExitWithError(opened.status(), kExitFailure);
+    Progress progress("jobs run " + name);
+    progress.StartTicker();
+    auto recorded = memory::RunJob(*job, *opened->ns, opened->registry->config(), opened->registry->clock(), "manual");
+    run = recorded.ok() ? Result<json>(api::JobRunJson(*recorded)) : Result<json>(recorded.status());
+  }
   if (!run.ok()) return ExitWithError(run.status(), kExitFailure);
-  std::cout << fmt::format("{}: {}, {} items{}\n{}\n", name, run->outcome, run->items,
-                           run->error.empty() ? "" : " — " + run->error, run->detail.dump(2));
-  return run->outcome == store::JobOutcome::kFailed ? kExitFailure : kExitOk;
+  std::cout << (cl.Has("json") ? run->dump() + "\n" : FormatJobRun(*run));
+  return run->value("outcome", "") == "failed" ? kExitFailure : kExitOk;
 }
 
 }  // namespace cilia::app

@@ -2,6 +2,7 @@
 // HTTP until SIGINT or SIGTERM, then drains and exits 0.
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,18 +11,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "api/admin_routes.h"
-#include "api/candidate_routes.h"
-#include "api/chat_routes.h"
-#include "api/excerpt_routes.h"
-#include "api/glossary_routes.h"
-#include "api/job_routes.h"
-#include "api/key_routes.h"
 #include "api/mcp/mcp_routes.h"
-#include "api/memory_routes.h"
-#include "api/profile_routes.h"
-#include "api/responses_routes.h"
-#include "api/turn_routes.h"
+#include "api/routes.h"
 #include "api/server.h"
 #include "app/commands.h"
 #include "core/data_dir.h"
@@ -29,6 +20,7 @@
 #include "core/data_dir_lock.h"
 #include "core/executor.h"
 #include "core/log.h"
+#include "core/serve_file.h"
 #include "gateway/chat_service.h"
 #include "memory/upkeep/jobs.h"
 #include "memory/registry.h"
@@ -120,18 +112,7 @@ int RunServe(const CommandLine& command_line) {
   api::mcp::McpService mcp(**registry, config->server);
   api::ApiServer server(api::ServerOptions::FromConfig(config->server),
                         api::Authenticator(keys->get(), config->client_api_key));
-  api::RegisterKeyRoutes(server, **keys);
-  api::RegisterMemoryRoutes(server, **registry);
-  api::RegisterProfileRoutes(server, **registry);
-  api::RegisterTurnRoutes(server, **registry);
-  api::RegisterExcerptRoutes(server, **registry);
-  api::RegisterCandidateRoutes(server, **registry);
-  api::RegisterGlossaryRoutes(server, **registry);
-  api::RegisterJobRoutes(server, **registry);
-  api::RegisterChatRoutes(server, chat, (*registry)->config());
-  api::RegisterResponsesRoutes(server, chat);
-  api::mcp::RegisterMcpRoutes(server, mcp);
-  api::RegisterAdminRoutes(server, **registry);
+  api::RegisterRoutes(server, **keys, **registry, chat, mcp);
   DiskFaultMetric disk_faults(server.metrics());
   memory::Scheduler jobs(**registry);
   if (Status started = (*registry)->StartBackground(executor); !started.ok()) {
@@ -153,10 +134,16 @@ int RunServe(const CommandLine& command_line) {
   }
   std::fprintf(stderr, "cilia listening on http://%s:%d (data %s)\n", UrlHost(address->host).c_str(), *port,
                data_dir.c_str());
+  // For the CLI beside this server (core/serve_file.h); without it the CLI
+  // refuses to write, so a failure here is only a warning.
+  if (Status written = WriteServeFile(data_dir, {getpid(), LocalUrlFor({address->host, *port})}); !written.ok()) {
+    LogWarn("the CLI will not find this server: {}", written.message());
+  }
 
   int signal = WaitForStop(signals, server);
   if (signal == 0) LogError("the HTTP server stopped by itself");
   else LogInfo("{}: stopping", strsignal(signal));
+  RemoveServeFile(data_dir);
   bool drained = server.Shutdown(kShutdownGrace);
   jobs.Stop();
   (*registry)->Stop();

@@ -132,7 +132,8 @@ const std::vector<SectionSpec>& Sections() {
       {"models",
        {Key("public_name", &Config::models, &ModelsConfig::public_name),
         Key("chat", &Config::models, &ModelsConfig::chat), Key("extract", &Config::models, &ModelsConfig::extract),
-        Key("vision", &Config::models, &ModelsConfig::vision)}},
+        Key("vision", &Config::models, &ModelsConfig::vision),
+        Key("fallback", &Config::models, &ModelsConfig::fallback)}},
       {"embedding",
        {Key("kind", &Config::embedding, &EmbeddingConfig::kind),
         Key("provider", &Config::embedding, &EmbeddingConfig::provider),
@@ -161,6 +162,8 @@ const std::vector<SectionSpec>& Sections() {
         Key("recall_result_chars", &Config::gateway, &GatewayConfig::recall_result_chars),
         Key("menu_lines", &Config::gateway, &GatewayConfig::menu_lines),
         Key("menu_tokens", &Config::gateway, &GatewayConfig::menu_tokens),
+        Key("menu_min_match", &Config::gateway, &GatewayConfig::menu_min_match),
+        Key("precious_tokens", &Config::gateway, &GatewayConfig::precious_tokens),
         Key("snippets", &Config::gateway, &GatewayConfig::snippets),
         Key("snippet_chars", &Config::gateway, &GatewayConfig::snippet_chars),
         Key("compression_threshold_tokens", &Config::gateway, &GatewayConfig::compression_threshold_tokens),
@@ -650,7 +653,7 @@ Status Loader::ValidateModels() const {
   const ModelsConfig& m = config_.models;
   if (m.public_name.empty()) return Bad("models.public_name", "must not be empty");
   for (auto [key, ref] : {std::pair{"models.chat", &m.chat}, {"models.extract", &m.extract},
-                          {"models.vision", &m.vision}}) {
+                          {"models.vision", &m.vision}, {"models.fallback", &m.fallback}}) {
     if (!ref->empty()) CILIA_RETURN_IF_ERROR(CheckModelRef(key, *ref));
   }
   for (const auto& [alias, ref] : m.aliases) CILIA_RETURN_IF_ERROR(CheckModelRef("models.aliases." + alias, ref));
@@ -715,6 +718,8 @@ Status Loader::ValidateGateway() const {
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.recall_result_chars", g.recall_result_chars, 200, 1000000));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_lines", g.menu_lines, 0, 50));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_tokens", g.menu_tokens, 0, 10000));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_min_match", g.menu_min_match, 0, 1));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.precious_tokens", g.precious_tokens, 0, 100000));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.snippets", g.snippets, 0, 20));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.snippet_chars", g.snippet_chars, 50, 100000));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.compression_threshold_tokens", g.compression_threshold_tokens, 1000, 10000000));

@@ -68,7 +68,10 @@ struct ModelsConfig {
   std::string chat;     // "<provider>/<model id>"; empty: no chat gateway
   std::string extract;  // cheap model for excerpts and digests; left empty, it is models.chat
   std::string vision;   // describes images; empty: none
-  std::map<std::string, std::string> aliases;  // client model name -> "<provider>/<model id>"
+  // Client model name -> "<provider>/<model id>"; a name with `*` is a
+  // pattern (llm/routing.h says which of several wins).
+  std::map<std::string, std::string> aliases;
+  std::string fallback;  // where an unknown model name goes; empty: a 400
 };
 
 enum class EmbedderKind { kHash, kOpenAI, kLocal };
@@ -115,6 +118,8 @@ struct GatewayConfig {
   int recall_result_chars = 6000;   // the tool result's length limit, in code points
   int menu_lines = 6;               // lines of the per-turn menu
   int menu_tokens = 150;            // the menu's budget in estimated tokens
+  double menu_min_match = 0.4;      // share of the newest message's word weight a menu line must hold
+  int precious_tokens = 800;        // precious passages in the cached prefix, in estimated tokens (0: none)
   int snippets = 3;                 // with recall_tool off: top recall results injected instead (0: none)
   int snippet_chars = 600;          // each injected snippet's length limit, in code points
   int compression_threshold_tokens = 60000;  // history past this (estimated) is summarised

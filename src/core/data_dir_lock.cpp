@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -27,23 +28,27 @@ std::string ReadHolderRecord(int fd) {
   return record;
 }
 
-// "`cilia serve` (pid 4242)" from "4242 cilia serve"; a record being written
-// at this very moment may still be empty.
-std::string DescribeHolder(const std::string& record, std::string* holder_name) {
+// "4242 cilia serve" -> {4242, "cilia serve"}; a record being written at
+// this very moment may still be empty.
+DataDirHolderInfo ParseHolderRecord(const std::string& record) {
+  DataDirHolderInfo info;
   size_t space = record.find(' ');
-  if (record.empty() || space == std::string::npos) {
-    *holder_name = "";
-    return "another cilia process (pid unknown)";
-  }
-  *holder_name = record.substr(space + 1);
-  return fmt::format("`{}` (pid {})", *holder_name, record.substr(0, space));
+  if (space == std::string::npos) return info;
+  auto [end, error] = std::from_chars(record.data(), record.data() + space, info.pid);
+  if (error != std::errc() || end != record.data() + space) return DataDirHolderInfo{};
+  info.command = record.substr(space + 1);
+  return info;
+}
+
+std::string DescribeHolder(const DataDirHolderInfo& holder) {
+  if (holder.pid == 0) return "another cilia process (pid unknown)";
+  return fmt::format("`{}` (pid {})", holder.command, holder.pid);
 }
 
 Status BusyStatus(const std::string& data_dir, int fd) {
-  std::string holder_name;
-  std::string holder = DescribeHolder(ReadHolderRecord(fd), &holder_name);
-  std::string hint = holder_name == kServeHolder ? "use the HTTP API" : "try again when it has finished";
-  return Status::Busy(fmt::format("data dir {} is in use by a running {}; {}", data_dir, holder, hint));
+  DataDirHolderInfo holder = ParseHolderRecord(ReadHolderRecord(fd));
+  std::string hint = holder.command == kServeHolder ? "use the HTTP API" : "try again when it has finished";
+  return Status::Busy(fmt::format("data dir {} is in use by a running {}; {}", data_dir, DescribeHolder(holder), hint));
 }
 
 }  // namespace
@@ -84,18 +89,22 @@ DataDirLock::~DataDirLock() {
   if (fd_ >= 0) close(fd_);
 }
 
-std::string DataDirHolder(const std::string& data_dir) {
+std::optional<DataDirHolderInfo> FindDataDirHolder(const std::string& data_dir) {
   int fd = open(LockPath(data_dir).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  std::string holder;
+  if (fd < 0) return std::nullopt;
+  std::optional<DataDirHolderInfo> holder;
   if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
     flock(fd, LOCK_UN);
   } else {
-    std::string holder_name;
-    holder = DescribeHolder(ReadHolderRecord(fd), &holder_name);
+    holder = ParseHolderRecord(ReadHolderRecord(fd));
   }
   close(fd);
   return holder;
+}
+
+std::string DataDirHolder(const std::string& data_dir) {
+  std::optional<DataDirHolderInfo> holder = FindDataDirHolder(data_dir);
+  return holder ? DescribeHolder(*holder) : "";
 }
 
 }  // namespace cilia

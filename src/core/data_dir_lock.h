@@ -4,6 +4,8 @@
 // a message naming the first one and its pid. Reading commands take no lock.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +31,15 @@ class DataDirLock {
   explicit DataDirLock(int fd) : fd_(fd) {}
   int fd_ = -1;
 };
+
+// Who holds `data_dir` now: its pid (0 while the holder is still writing its
+// record) and its command ("cilia serve"), or nullopt when nobody holds it.
+// Takes nothing.
+struct DataDirHolderInfo {
+  int64_t pid = 0;
+  std::string command;
+};
+std::optional<DataDirHolderInfo> FindDataDirHolder(const std::string& data_dir);
 
 // Describes the current holder of `data_dir` ("`cilia serve` (pid 4242)"),
 // or returns "" when nobody holds it. Takes nothing.

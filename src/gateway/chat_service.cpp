@@ -64,12 +64,18 @@ Result<json> ToUpstreamFormat(const json& body, Wire client, Wire upstream) {
 // The stream reader that turns one round of upstream bytes into client bytes.
 std::unique_ptr<llm::StreamReader> MakeReader(Wire upstream, Wire client, const std::string& model, bool include_usage,
                                               UnixMs now) {
+  if (upstream == Wire::kResponses) return std::make_unique<llm::ResponsesStreamObserver>();
   if (upstream == Wire::kAnthropic && client == Wire::kOpenAI) {
     return std::make_unique<llm::AnthropicToOpenAIStream>(llm::OpenAIStreamOptions{model, now / 1000, include_usage});
   }
   if (upstream == Wire::kOpenAI && client == Wire::kAnthropic) return std::make_unique<llm::OpenAIToAnthropicStream>(model);
   if (upstream == Wire::kOpenAI) return std::make_unique<llm::OpenAIStreamObserver>(include_usage);
   return std::make_unique<llm::AnthropicStreamObserver>();
+}
+
+llm::AssistantTurn AnswerOf(const json& response, Wire upstream) {
+  if (upstream == Wire::kResponses) return llm::TurnFromResponsesResponse(response);
+  return upstream == Wire::kOpenAI ? llm::TurnFromOpenAIResponse(response) : llm::TurnFromAnthropicResponse(response);
 }
 
 json ClientResponse(const json& upstream_response, Wire upstream, Wire client, const std::string& model) {
@@ -119,8 +125,15 @@ Result<std::shared_ptr<PreparedTurn>> ChatService::Prepare(ChatCall call) {
     CILIA_ASSIGN_OR_RETURN(req.route, llm::VisionRoute(config_));
   }
   req.call = std::move(call);
+  // A Responses client on an upstream that speaks Responses: its own body goes up.
+  const bool pass_through = turn->responses && llm::SpeaksResponses(*req.route.provider);
+  if (turn->responses) {
+    if (!pass_through) CILIA_RETURN_IF_ERROR(turn->responses->chat_refusal);
+    turn->responses->pass_through = pass_through;
+  }
+  if (pass_through) req.client = Wire::kResponses;
   UpstreamRounds& up = turn->upstream;
-  up.wire = WireOf(*req.route.provider);
+  up.wire = pass_through ? Wire::kResponses : WireOf(*req.route.provider);
   up.max_rounds = config_.gateway.recall_rounds;
   store::TurnRecord& record = turn->record;
   record.started_at = req.now;
@@ -137,7 +150,11 @@ Result<std::shared_ptr<PreparedTurn>> ChatService::Prepare(ChatCall call) {
     return turn;
   }
   CILIA_ASSIGN_OR_RETURN(turn->ns, registry_.Get(req.call.name_space));
-  CILIA_ASSIGN_OR_RETURN(up.body, ToUpstreamFormat(req.call.body, req.client, up.wire));
+  if (pass_through) {
+    up.body = turn->responses->upstream_body;
+  } else {
+    CILIA_ASSIGN_OR_RETURN(up.body, ToUpstreamFormat(req.call.body, req.client, up.wire));
+  }
   up.body["model"] = req.route.model;
   CILIA_RETURN_IF_ERROR(PrepareMemory(*turn));
   if (turn->responses) {
@@ -162,7 +179,8 @@ Status ChatService::ReadResponses(PreparedTurn& turn, ChatCall& call) {
 }
 
 void ChatService::KeepResponse(PreparedTurn& turn, const json& response) {
-  if (!turn.responses->keep) return;
+  const std::string status = llm::StringOr(response, "status");
+  if (!turn.responses->keep || (status != "completed" && status != "incomplete")) return;
   responses_.Put(turn.request.call.name_space, turn.responses->response_id,
                  KeptResponse(*turn.responses, response, turn.identity.conversation_id));
 }
@@ -201,7 +219,8 @@ Status ChatService::PrepareMemory(PreparedTurn& turn) {
     });
     blocks.guide = MemoryGuide(features.recall_tool);
     blocks.profile = ProfileBlock(ns, turn.record);
-    if (features.compression) {
+    blocks.precious = PreciousBlock(ns, config_.gateway.precious_tokens, turn.record);
+    if (features.compression && up.wire != Wire::kResponses) {
       turn.summary = SummaryBlock(ns, turn.identity.conversation_row, up.body, up.wire, req.client_turn);
     }
     blocks.daily_pack = DailyPackBlock(ns, req.now, turn.record);
@@ -269,8 +288,9 @@ ChatReply ChatService::Complete(PreparedTurn& turn) {
   ChatReply reply = CompleteRounds(turn);
   if (!turn.responses || reply.http_status != 200) return reply;  // errors have the same shape on both
   const ResponsesTurn& responses = *turn.responses;
-  json response = llm::ChatResponseToResponses(
-      reply.body, responses.request, {responses.response_id, responses.created_at / 1000, turn.request.requested_model});
+  const llm::ResponseHeader header{responses.response_id, responses.created_at / 1000, turn.request.requested_model};
+  json response = responses.pass_through ? llm::AsClientResponse(std::move(reply.body), responses.request, header)
+                                         : llm::ChatResponseToResponses(reply.body, responses.request, header);
   KeepResponse(turn, response);
   return {200, std::move(response)};
 }
@@ -278,7 +298,7 @@ ChatReply ChatService::Complete(PreparedTurn& turn) {
 ChatReply ChatService::CompleteRounds(PreparedTurn& turn) {
   const TurnRequest& req = turn.request;
   UpstreamRounds& up = turn.upstream;
-  llm::UpstreamClient client(*req.route.provider);
+  llm::UpstreamClient client(*req.route.provider, up.wire == Wire::kResponses);
   std::vector<llm::AssistantTurn> rounds;
   llm::Usage total;
   while (true) {
@@ -288,8 +308,7 @@ ChatReply ChatService::CompleteRounds(PreparedTurn& turn) {
       Finish(turn, JoinRounds(rounds), error.http_status, error.message);
       return {error.http_status, ErrorBody(error, req.client)};
     }
-    llm::AssistantTurn answer = up.wire == Wire::kOpenAI ? llm::TurnFromOpenAIResponse(*response)
-                                                         : llm::TurnFromAnthropicResponse(*response);
+    llm::AssistantTurn answer = AnswerOf(*response, up.wire);
     total = total + answer.usage;
     rounds.push_back(answer);
     if (ContinueWithRecall(turn, answer)) continue;
@@ -343,25 +362,30 @@ class ResponsesSink : public ChatSink {
 }  // namespace
 
 Status ChatService::Stream(PreparedTurn& turn, ChatSink& sink) {
-  if (!turn.responses) return StreamRounds(turn, sink);
+  const std::string hidden = turn.upstream.recall_offered ? std::string(kRecallToolName) : std::string();
+  const std::string& model = turn.request.requested_model;
+  if (!turn.responses) return StreamRounds(turn, sink, *StreamSplicer::Create(turn.request.client, hidden, model));
   const ResponsesTurn& responses = *turn.responses;
-  llm::ChatToResponsesStream converter(
-      responses.request, {responses.response_id, responses.created_at / 1000, turn.request.requested_model});
+  const llm::ResponseHeader header{responses.response_id, responses.created_at / 1000, model};
+  if (responses.pass_through) {
+    ResponsesSplicer relay(hidden, responses.request, header);
+    CILIA_RETURN_IF_ERROR(StreamRounds(turn, sink, relay));
+    KeepResponse(turn, relay.response());
+    return Status::Ok();
+  }
+  llm::ChatToResponsesStream converter(responses.request, header);
   ResponsesSink events(sink, converter);
-  CILIA_RETURN_IF_ERROR(StreamRounds(turn, events));
+  CILIA_RETURN_IF_ERROR(StreamRounds(turn, events, *StreamSplicer::Create(Wire::kOpenAI, hidden, model)));
   // A stream that stopped short ends with response.failed.
   if (const std::string rest = converter.Finish(); !rest.empty()) sink.Write(rest);
-  const std::string status = converter.response().value("status", "");
-  if (status == "completed" || status == "incomplete") KeepResponse(turn, converter.response());
+  KeepResponse(turn, converter.response());
   return Status::Ok();
 }
 
-Status ChatService::StreamRounds(PreparedTurn& turn, ChatSink& sink) {
+Status ChatService::StreamRounds(PreparedTurn& turn, ChatSink& sink, StreamSplicer& splicer) {
   const TurnRequest& req = turn.request;
   UpstreamRounds& up = turn.upstream;
-  llm::UpstreamClient client(*req.route.provider);
-  auto splicer = StreamSplicer::Create(req.client, up.recall_offered ? std::string(kRecallToolName) : std::string(),
-                                       req.requested_model);
+  llm::UpstreamClient client(*req.route.provider, up.wire == Wire::kResponses);
   std::vector<llm::AssistantTurn> rounds;
   bool wrote = false;
   auto write = [&](const std::string& bytes) {
@@ -374,7 +398,7 @@ Status ChatService::StreamRounds(PreparedTurn& turn, ChatSink& sink) {
     auto reader = MakeReader(up.wire, req.client, req.requested_model, req.client_turn.include_usage, req.now);
     bool client_gone = false;
     net::DataCallback on_data = [&](std::string_view bytes) {
-      if (!write(splicer->Feed(reader->Feed(bytes))) || sink.ClientGone()) {
+      if (!write(splicer.Feed(reader->Feed(bytes))) || sink.ClientGone()) {
         client_gone = true;
         return false;
       }
@@ -393,24 +417,24 @@ Status ChatService::StreamRounds(PreparedTurn& turn, ChatSink& sink) {
     }
     if (!result.ok()) {
       const llm::UpstreamError error = llm::UpstreamErrorOf(result.status());
-      write(splicer->Feed(reader->Finish(error.message)));
+      write(splicer.Feed(reader->Finish(error.message)));
       Finish(turn, JoinRounds(rounds), error.http_status, error.message);
       return Status::Ok();
     }
-    write(splicer->Feed(reader->Finish()));
+    write(splicer.Feed(reader->Finish()));
     rounds.push_back(reader->turn());
     const llm::AssistantTurn all = JoinRounds(rounds);
-    if (splicer->failed() || !reader->upstream_error().empty()) {
+    if (splicer.failed() || !reader->upstream_error().empty()) {
       Finish(turn, all, 502, reader->upstream_error().empty() ? "the upstream stream failed" : reader->upstream_error());
       return Status::Ok();
     }
     if (ContinueWithRecall(turn, reader->turn())) {
-      write(splicer->EndRound(/*more=*/true, all.usage));
+      write(splicer.EndRound(/*more=*/true, all.usage));
       continue;
     }
     // Stored before the client sees the end, so that its next turn finds it.
     Finish(turn, all, 200, "");
-    write(splicer->EndRound(/*more=*/false, all.usage));
+    write(splicer.EndRound(/*more=*/false, all.usage));
     return Status::Ok();
   }
 }

@@ -8,8 +8,9 @@
 // memory_blocks.h (what memory goes in), recall_rounds.h (running `recall`),
 // compression.h (summaries). The HTTP adapter (api/chat_routes.cpp) only
 // moves bytes: Prepare, then Complete or StartStream. Background work runs
-// on the executor `serve` owns. POST /v1/responses runs the same path in
-// the Chat Completions shape (responses_turn.h). Nothing here throws.
+// on the executor `serve` owns. POST /v1/responses runs the same path, in
+// the Chat Completions shape or, on an upstream that speaks Responses, with
+// the client's own body (responses_turn.h). Nothing here throws.
 #pragma once
 
 #include <atomic>
@@ -60,6 +61,7 @@ struct ChatReply {
 };
 
 class PreparedTurn;
+class StreamSplicer;
 
 class ChatService {
  public:
@@ -101,8 +103,9 @@ class ChatService {
   // The turn in the Chat Completions shape, for POST /v1/responses.
   Status ReadResponses(PreparedTurn& turn, ChatCall& call);
   ChatReply CompleteRounds(PreparedTurn& turn);
-  Status StreamRounds(PreparedTurn& turn, ChatSink& sink);
-  // Keeps a Responses turn's answer for GET and previous_response_id.
+  // The rounds of a streamed turn, their events joined by `splicer`.
+  Status StreamRounds(PreparedTurn& turn, ChatSink& sink, StreamSplicer& splicer);
+  // Keeps a Responses turn's answer (completed or incomplete) for GET and previous_response_id.
   void KeepResponse(PreparedTurn& turn, const nlohmann::json& response);
   Status DescribeImages(PreparedTurn& turn);
   void Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, int http_status, std::string error);

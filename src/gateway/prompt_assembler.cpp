@@ -7,6 +7,7 @@
 #include <regex>
 #include <tuple>
 
+#include "llm/responses_format.h"
 #include "text/utf8.h"
 
 namespace cilia::gateway {
@@ -254,9 +255,11 @@ std::string VolatileText(const std::vector<std::string>& moved_lines, const Memo
   return Wrapped("turn_context", JoinNonEmpty({clock, ours}, "\n\n"));
 }
 
-// BP1's text: the guide, then the profile.
+// BP1's text: the guide, the profile, then the precious passages.
 std::string StableHead(const MemoryBlocks& memory) {
-  return JoinNonEmpty({Wrapped("memory_guide", memory.guide), ProfileText(memory.profile)}, "\n\n");
+  return JoinNonEmpty({Wrapped("memory_guide", memory.guide), ProfileText(memory.profile),
+                       Wrapped("precious_passages", memory.precious)},
+                      "\n\n");
 }
 
 // ---------------------------------------------------------------------------
@@ -283,7 +286,7 @@ Result<Layout> Locate(const json& messages, bool has_summary, const AssembleOpti
   for (size_t i = 0; i < messages.size(); ++i) {
     if (!messages[i].is_object()) return Status::InvalidArgument("messages[" + std::to_string(i) + "] is not an object");
   }
-  if (options.wire == Wire::kOpenAI) {
+  if (options.wire != Wire::kAnthropic) {
     while (layout.system_end < messages.size()) {
       const std::string_view role = StringField(messages[layout.system_end], "role");
       if (role != "system" && role != "developer") break;
@@ -339,6 +342,14 @@ Status SetTools(json& body, const json& recall_tool, bool* recall_offered) {
   }
   if (client_sent_tools || !tools.empty()) body["tools"] = std::move(tools);
   return Status::Ok();
+}
+
+// The client's body with its tools and cilia's.
+Result<Assembled> WithTools(const json& client, const json& recall_tool) {
+  Assembled out;
+  out.body = client;
+  CILIA_RETURN_IF_ERROR(SetTools(out.body, recall_tool, &out.recall_offered));
+  return out;
 }
 
 // ---------------------------------------------------------------------------
@@ -512,13 +523,12 @@ void AppendAnthropicText(json& message, std::string text) {
   }
 }
 
-// A text part for array content; for string content, appended after a blank
-// line (text-only OpenAI-compatible APIs accept only strings, and some reject
-// two user messages in a row).
-void AppendOpenAIText(json& message, const std::string& text) {
-  json& content = message["content"];
+// A text part (of `part_type`) for array content; for string content,
+// appended after a blank line (text-only OpenAI-compatible APIs accept only
+// strings, and some reject two user messages in a row).
+void AppendText(json& content, const std::string& text, const char* part_type = "text") {
   if (content.is_array()) {
-    content.push_back(TextBlock(text));
+    content.push_back(json{{"type", part_type}, {"text", text}});
   } else if (content.is_string() && !content.get_ref<const std::string&>().empty()) {
     content = content.get<std::string>() + "\n\n" + text;
   } else {
@@ -528,9 +538,7 @@ void AppendOpenAIText(json& message, const std::string& text) {
 
 Result<Assembled> AssembleAnthropic(const json& client, const Layout& layout, const MemoryBlocks& memory,
                                     const json& recall_tool, const AssembleOptions& options) {
-  Assembled out;
-  out.body = client;
-  CILIA_RETURN_IF_ERROR(SetTools(out.body, recall_tool, &out.recall_offered));
+  CILIA_ASSIGN_OR_RETURN(Assembled out, WithTools(client, recall_tool));
   std::vector<std::string>* moved = layout.current ? &out.moved_lines : nullptr;
 
   json system = json::array();
@@ -588,9 +596,7 @@ void MoveOpenAISystemLines(json& message, std::vector<std::string>* moved) {
 
 Result<Assembled> AssembleOpenAI(const json& client, const Layout& layout, const MemoryBlocks& memory,
                                  const json& recall_tool) {
-  Assembled out;
-  out.body = client;
-  CILIA_RETURN_IF_ERROR(SetTools(out.body, recall_tool, &out.recall_offered));
+  CILIA_ASSIGN_OR_RETURN(Assembled out, WithTools(client, recall_tool));
   std::vector<std::string>* moved = layout.current ? &out.moved_lines : nullptr;
 
   const json& client_messages = client["messages"];
@@ -607,7 +613,7 @@ Result<Assembled> AssembleOpenAI(const json& client, const Layout& layout, const
     if (messages.empty()) {
       messages.push_back(json{{"role", "system"}, {"content", stable}});
     } else {
-      AppendOpenAIText(messages.back(), stable);
+      AppendText(messages.back()["content"], stable);
     }
   }
   std::optional<size_t> current;
@@ -617,9 +623,26 @@ Result<Assembled> AssembleOpenAI(const json& client, const Layout& layout, const
   }
   if (current) {
     const std::string turn_context = VolatileText(out.moved_lines, memory);
-    if (!turn_context.empty()) AppendOpenAIText(messages[*current], turn_context);
+    if (!turn_context.empty()) AppendText(messages[*current]["content"], turn_context);
   }
   out.body["messages"] = std::move(messages);
+  return out;
+}
+
+Result<Assembled> AssembleResponses(const json& client, const Layout& layout, const MemoryBlocks& memory,
+                                    const json& recall_tool) {
+  CILIA_ASSIGN_OR_RETURN(Assembled out, WithTools(client, recall_tool));
+  std::vector<std::string>* moved = layout.current ? &out.moved_lines : nullptr;
+  const std::string client_instructions = MovePerTurnLines(StringField(client, "instructions"), moved);
+  const std::string instructions =
+      JoinNonEmpty({client_instructions, StableHead(memory), Wrapped("recent_days", memory.daily_pack)}, "\n\n");
+  if (!instructions.empty() || Find(client, "instructions") != nullptr) out.body["instructions"] = instructions;
+  if (layout.current) {
+    const std::string turn_context = VolatileText(out.moved_lines, memory);
+    json& input = out.body["input"];
+    json& content = input.is_array() ? input[*layout.current]["content"] : input;
+    if (!turn_context.empty()) AppendText(content, turn_context, "input_text");
+  }
   return out;
 }
 
@@ -654,10 +677,21 @@ Result<Assembled> Assemble(const json& client_body, const MemoryBlocks& memory, 
   if (!options.ttl.empty() && options.ttl != "1h") {
     return Status::InvalidArgument("cache ttl must be empty (5 minutes) or \"1h\", not \"" + options.ttl + "\"");
   }
-  const json* messages = Find(client_body, "messages");
-  if (messages == nullptr || !messages->is_array()) return Status::InvalidArgument("messages must be an array");
   if (!recall_tool.is_null() && !recall_tool.is_object()) return Status::InvalidArgument("the recall tool must be an object");
+  const bool responses = options.wire == Wire::kResponses;
+  const json* messages = Find(client_body, responses ? "input" : "messages");
+  if (responses && (messages == nullptr || !(messages->is_string() || messages->is_array()))) {
+    return Status::InvalidArgument("input must be a string or an array of items");
+  }
+  if (!responses && (messages == nullptr || !messages->is_array())) {
+    return Status::InvalidArgument("messages must be an array");
+  }
   try {
+    if (responses) {
+      // No summary here: the items are the client's, and an encrypted reasoning chain must stay whole.
+      CILIA_ASSIGN_OR_RETURN(const Layout layout, Locate(llm::InputItems(*messages), false, options));
+      return AssembleResponses(client_body, layout, memory, recall_tool);
+    }
     CILIA_ASSIGN_OR_RETURN(const Layout layout, Locate(*messages, !IsBlank(memory.summary), options));
     if (options.wire == Wire::kOpenAI) return AssembleOpenAI(client_body, layout, memory, recall_tool);
     return AssembleAnthropic(client_body, layout, memory, recall_tool, options);

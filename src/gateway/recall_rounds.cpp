@@ -3,6 +3,7 @@
 #include <string>
 
 #include "llm/json_access.h"
+#include "llm/responses_format.h"
 
 namespace cilia::gateway {
 
@@ -19,30 +20,49 @@ bool ContinueWithRecall(UpstreamRounds& rounds, RecallRun run, const llm::Assist
   ++rounds.recall_rounds;
   const TurnIdentity& identity = run.identity;
   run.options.already_seen = [&identity](const memory::RecallResult& r) { return identity.ClientSends(r); };
-  const bool openai = rounds.wire == Wire::kOpenAI;
+  const Wire wire = rounds.wire;
   json results = json::array();
   json tool_results = json::array();
   for (const llm::ToolCall& call : answer.tool_calls) {
     RecallToolOutcome outcome = RunRecallTool(run.ns, call.arguments, run.options);
     results.push_back({{"query", outcome.query}, {"results", outcome.results}, {"ok", outcome.ok}});
     record.sources.insert(record.sources.end(), outcome.sources.begin(), outcome.sources.end());
-    if (openai) {
+    if (wire == Wire::kOpenAI) {
       tool_results.push_back({{"role", "tool"}, {"tool_call_id", call.id}, {"content", outcome.text}});
+    } else if (wire == Wire::kResponses) {
+      tool_results.push_back({{"type", "function_call_output"}, {"call_id", call.id}, {"output", outcome.text}});
     } else {
       tool_results.push_back({{"type", "tool_result"}, {"tool_use_id", call.id}, {"content", outcome.text}});
     }
   }
   record.injected["recall"].push_back(std::move(results));
-  json& messages = rounds.body["messages"];
-  if (openai) {
+  if (wire == Wire::kResponses) {
+    // The round's items go back as the upstream sent them: a function call
+    // needs its reasoning item (encrypted content and all) before it. With
+    // store false the upstream kept nothing, so a reasoning item without its
+    // encrypted content would name an item it cannot find.
+    const bool stored = llm::MemberOr(rounds.body, "store", true) != false;
+    json input = llm::InputItems(llm::MemberOr(rounds.body, "input", json::array()));
+    for (const json& item : answer.items.is_array() ? answer.items : json::array()) {
+      const bool unnamed =
+          llm::StringOr(item, "type") == "reasoning" && llm::StringOr(item, "encrypted_content").empty();
+      if (stored || !unnamed) input.push_back(item);
+    }
+    for (json& r : tool_results) input.push_back(std::move(r));
+    rounds.body["input"] = std::move(input);
+  } else if (wire == Wire::kOpenAI) {
+    json& messages = rounds.body["messages"];
     messages.push_back(llm::OpenAIAssistantMessage(answer));
     for (json& m : tool_results) messages.push_back(std::move(m));
   } else {
+    json& messages = rounds.body["messages"];
     messages.push_back({{"role", "assistant"}, {"content", llm::AnthropicAssistantContent(answer)}});
     messages.push_back({{"role", "user"}, {"content", std::move(tool_results)}});
   }
   // The last round allowed: the model must answer now.
-  if (rounds.recall_rounds >= rounds.max_rounds) rounds.body["tool_choice"] = openai ? json("none") : json{{"type", "none"}};
+  if (rounds.recall_rounds >= rounds.max_rounds) {
+    rounds.body["tool_choice"] = wire == Wire::kAnthropic ? json{{"type", "none"}} : json("none");
+  }
   return true;
 }
 
@@ -68,6 +88,17 @@ llm::AssistantTurn JoinRounds(const std::vector<llm::AssistantTurn>& rounds) {
 
 json MergeRounds(json last, const std::vector<llm::AssistantTurn>& earlier, const llm::Usage& total, Wire upstream,
                  bool hide_recall) {
+  if (upstream == Wire::kResponses) {
+    json output = json::array();
+    auto add = [&](const json& items) {
+      for (const json& item : hide_recall ? llm::WithoutCallsTo(items, kRecallToolName) : items) output.push_back(item);
+    };
+    for (const llm::AssistantTurn& round : earlier) add(round.items);
+    add(llm::ArrayOrEmpty(last, "output"));
+    last["output"] = std::move(output);
+    last["usage"] = llm::UsageToResponses(total);
+    return last;
+  }
   if (upstream == Wire::kOpenAI) {
     json& choices = last["choices"];
     if (choices.is_array() && !choices.empty() && choices[0].contains("message")) {

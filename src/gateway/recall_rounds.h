@@ -32,7 +32,8 @@ struct RecallRun {
 };
 
 // Runs the recall calls of `answer` and appends them and their results to
-// `rounds.body`; false when the turn is over (no recall call, a client tool
+// `rounds.body` (for Responses, the round's output items as the upstream
+// sent them, then the function_call_output items); false when the turn is over (no recall call, a client tool
 // call beside it, the round limit). The last round allowed sets tool_choice
 // to none, so that the model answers. Notes queries and sources in `record`.
 bool ContinueWithRecall(UpstreamRounds& rounds, RecallRun run, const llm::AssistantTurn& answer,
@@ -45,8 +46,9 @@ llm::Usage operator+(const llm::Usage& a, const llm::Usage& b);
 llm::AssistantTurn JoinRounds(const std::vector<llm::AssistantTurn>& rounds);
 
 // The final upstream response of a multi-round turn, made to read as one
-// answer: earlier rounds' text and thinking first, cilia's own tool calls
-// gone (hide_recall), usage `total`. Stays in the upstream's format.
+// answer: earlier rounds' text and thinking first (for Responses, their
+// output items), cilia's own tool calls gone (hide_recall), usage `total`.
+// Stays in the upstream's format.
 nlohmann::json MergeRounds(nlohmann::json last, const std::vector<llm::AssistantTurn>& earlier, const llm::Usage& total,
                            Wire upstream, bool hide_recall);
 

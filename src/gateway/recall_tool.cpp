@@ -71,6 +71,12 @@ json RecallToolDefinition(Wire wire) {
     return {{"type", "function"},
             {"function", {{"name", kRecallToolName}, {"description", kDescription}, {"parameters", Parameters()}}}};
   }
+  if (wire == Wire::kResponses) {
+    return {{"type", "function"},
+            {"name", kRecallToolName},
+            {"description", kDescription},
+            {"parameters", Parameters()}};
+  }
   return {{"name", kRecallToolName}, {"description", kDescription}, {"input_schema", Parameters()}};
 }
 

@@ -24,6 +24,10 @@ struct StoredResponse {
   nlohmann::json response;      // the Response object as the client got it
   nlohmann::json messages;      // chat messages up to and with its output: what a follow-up continues
   std::string conversation_id;  // "" when the turn kept no memory
+  // Passed through to an upstream that speaks Responses: the input items up
+  // to and with its output, as sent (encrypted reasoning included), for a
+  // follow-up passed through too; null for a converted turn.
+  nlohmann::json items;
 };
 
 class ResponseStore {

@@ -30,11 +30,13 @@ Result<ResponsesCall> ReadResponsesCall(const json& body, ResponseStore& store, 
   turn.created_at = now;
   turn.keep = llm::MemberOr(body, "store", true) != false;
   json history = json::array();
+  json history_items = nullptr;  // when kept as items; else converted from `history`
   if (const json* previous = llm::Member(body, "previous_response_id")) {
     if (!previous->is_string()) return Status::InvalidArgument("previous_response_id: must be a string");
     const std::string id = previous->get<std::string>();
     if (auto kept = store.Get(name_space, id)) {
       history = kept->messages;
+      history_items = kept->items;
       turn.continues = kept->conversation_id;
     } else {
       turn.continues = ConversationOfResponseId(id);
@@ -45,7 +47,15 @@ Result<ResponsesCall> ReadResponsesCall(const json& body, ResponseStore& store, 
       if (history.empty()) return Status::NotFound("previous_response_id: conversation of '" + id + "' is gone");
     }
   }
-  CILIA_ASSIGN_OR_RETURN(call.chat_body, llm::ResponsesRequestToChat(body, history));
+  CILIA_ASSIGN_OR_RETURN(call.chat_body, llm::ResponsesRequestToChat(body, history, &turn.chat_refusal));
+  turn.upstream_body = body;
+  if (llm::Member(body, "previous_response_id") != nullptr) {
+    // The upstream never saw cilia's ids: the chain goes as items.
+    if (!history_items.is_array()) history_items = llm::ChatRequestToResponses({{"messages", history}})["input"];
+    for (const json& item : llm::InputItems(llm::MemberOr(body, "input", ""))) history_items.push_back(item);
+    turn.upstream_body["input"] = std::move(history_items);
+    turn.upstream_body.erase("previous_response_id");
+  }
   turn.chain = json::array();
   const json& messages = call.chat_body["messages"];
   const bool instructions = llm::StringOr(body, "instructions") != "";
@@ -54,9 +64,12 @@ Result<ResponsesCall> ReadResponsesCall(const json& body, ResponseStore& store, 
 }
 
 StoredResponse KeptResponse(const ResponsesTurn& turn, const json& response, const std::string& conversation_id) {
-  StoredResponse kept{response, turn.chain, conversation_id};
-  for (json& m : llm::ResponseOutputToChatMessages(llm::MemberOr(response, "output", json::array()))) {
-    kept.messages.push_back(std::move(m));
+  StoredResponse kept{response, turn.chain, conversation_id, nullptr};
+  const json& output = llm::ArrayOrEmpty(response, "output");
+  for (json& m : llm::ResponseOutputToChatMessages(output)) kept.messages.push_back(std::move(m));
+  if (turn.pass_through) {
+    kept.items = llm::InputItems(llm::MemberOr(turn.upstream_body, "input", ""));
+    for (const json& item : output) kept.items.push_back(item);
   }
   return kept;
 }

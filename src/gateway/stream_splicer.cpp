@@ -222,4 +222,83 @@ std::unique_ptr<StreamSplicer> StreamSplicer::Create(Wire client, std::string hi
   return std::make_unique<AnthropicSplicer>(std::move(hidden_tool), std::move(model));
 }
 
+ResponsesSplicer::ResponsesSplicer(std::string hidden_tool, json request, llm::ResponseHeader header)
+    : hidden_tool_(std::move(hidden_tool)), request_(std::move(request)), header_(std::move(header)) {}
+
+std::string ResponsesSplicer::Feed(std::string_view frames) {
+  std::string out;
+  parser_.Feed(frames, [&](const net::SseEvent& event) { OnEvent(event, out); });
+  return out;
+}
+
+void ResponsesSplicer::Emit(json data, std::string& out) {
+  data["sequence_number"] = sequence_++;
+  if (data.contains("response") && data["response"].is_object()) {
+    response_ = llm::AsClientResponse(std::move(data["response"]), request_, header_);
+    data["response"] = response_;
+  }
+  out += llm::SseFrame(Dump(data), llm::StringOr(data, "type"));
+}
+
+void ResponsesSplicer::OnEvent(const net::SseEvent& event, std::string& out) {
+  json data = json::parse(event.data, nullptr, false);
+  if (!data.is_object()) {
+    out += llm::SseFrame(event.data, event.event);
+    return;
+  }
+  const std::string type = llm::StringOr(data, "type", event.event);
+  data["type"] = type;
+  if (type == "response.failed" || type == "error") {
+    failed_ = true;
+    return Emit(std::move(data), out);
+  }
+  if (type == "response.created" || type == "response.in_progress" || type == "response.queued") {
+    if (round_ == 0) Emit(std::move(data), out);
+    return;
+  }
+  if (type == "response.completed" || type == "response.incomplete") {
+    held_ = std::move(data);
+    return;
+  }
+  bool renumbered = false;
+  if (const json* index = llm::Member(data, "output_index"); index != nullptr && index->is_number_integer()) {
+    auto found = round_items_.find(index->get<int64_t>());
+    if (found == round_items_.end()) {
+      const json item = llm::MemberOr(data, "item", json::object());
+      const bool hidden = llm::StringOr(item, "type") == "function_call" && llm::StringOr(item, "name") == hidden_tool_;
+      found = round_items_.emplace(index->get<int64_t>(), hidden ? -1 : next_index_++).first;
+    }
+    if (found->second < 0) return;
+    renumbered = found->second != index->get<int64_t>();
+    data["output_index"] = found->second;
+  }
+  if (!renumbered && llm::IntOr(data, "sequence_number", -1) == sequence_ && event.event == type) {
+    ++sequence_;
+    out += llm::SseFrame(event.data, event.event);  // untouched: as the upstream sent it
+    return;
+  }
+  Emit(std::move(data), out);
+}
+
+std::string ResponsesSplicer::EndRound(bool more, const llm::Usage& total) {
+  std::string out;
+  const json ended = held_.is_object() ? llm::MemberOr(held_, "response", json::object()) : json::object();
+  const json visible = llm::WithoutCallsTo(llm::ArrayOrEmpty(ended, "output"), hidden_tool_);
+  if (more) {
+    for (const json& item : visible) shown_.push_back(item);
+  } else if (held_.is_object()) {
+    json response = ended;
+    json output = shown_;
+    for (const json& item : visible) output.push_back(item);
+    response["output"] = std::move(output);
+    if (round_ > 0) response["usage"] = llm::UsageToResponses(total);
+    held_["response"] = std::move(response);
+    Emit(std::move(held_), out);
+  }
+  held_ = nullptr;
+  round_items_.clear();
+  ++round_;
+  return out;
+}
+
 }  // namespace cilia::gateway

@@ -14,12 +14,17 @@
 // - text and thinking stream through as they come.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
 #include "gateway/prompt_assembler.h"
 #include "llm/chat_format.h"
+#include "llm/responses_format.h"
+#include "net/sse.h"
 
 namespace cilia::gateway {
 
@@ -38,6 +43,49 @@ class StreamSplicer {
   virtual std::string EndRound(bool more, const llm::Usage& total) = 0;
   // The round produced an error event (it passed through; nothing follows).
   virtual bool failed() const = 0;
+};
+
+// A Responses client on an upstream that speaks Responses: the events as
+// the upstream sent them, except that
+// - the items of calls to the hidden tool and all their events are dropped,
+//   and output_index counts on across rounds over the items the client sees;
+// - response.created / in_progress of every round after the first are
+//   dropped; each round's response.completed (or incomplete) is held until
+//   EndRound, and the last one goes out with every round's visible items and
+//   (after several rounds) the usage of all;
+// - the Response objects the events carry read as the client's
+//   (llm::AsClientResponse: cilia's id, the model asked for, the client's
+//   instructions and tools);
+// - sequence_number counts from 0 over what goes out. An event nothing of
+//   this touches goes out byte for byte.
+class ResponsesSplicer : public StreamSplicer {
+ public:
+  ResponsesSplicer(std::string hidden_tool, nlohmann::json request, llm::ResponseHeader header);
+
+  std::string Feed(std::string_view frames) override;
+  std::string EndRound(bool more, const llm::Usage& total) override;
+  bool failed() const override { return failed_; }
+  // The Response object the last event that carried one went out with.
+  const nlohmann::json& response() const { return response_; }
+
+ private:
+  void OnEvent(const net::SseEvent& event, std::string& out);
+  // Sends `data` as an event of its type, with the next sequence number and
+  // the Response it carries made the client's.
+  void Emit(nlohmann::json data, std::string& out);
+
+  const std::string hidden_tool_;
+  const nlohmann::json request_;
+  const llm::ResponseHeader header_;
+  net::SseParser parser_;
+  int round_ = 0;
+  int64_t sequence_ = 0;
+  nlohmann::json held_;                             // this round's ending, until EndRound
+  nlohmann::json shown_ = nlohmann::json::array();  // the visible items of the rounds before
+  std::map<int64_t, int64_t> round_items_;          // this round's output_index -> client's, -1 hidden
+  int64_t next_index_ = 0;
+  bool failed_ = false;
+  nlohmann::json response_ = nlohmann::json::object();
 };
 
 }  // namespace cilia::gateway

@@ -77,6 +77,9 @@ struct AssistantTurn {
   std::vector<ToolCall> tool_calls;
   FinishReason finish = FinishReason::kNone;
   Usage usage;
+  // A Responses upstream's output items as it sent them (null otherwise):
+  // what a recall round sends back, encrypted reasoning included.
+  nlohmann::json items;
 
   // The thinking text of every block, joined.
   std::string ReasoningText() const;

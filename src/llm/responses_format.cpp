@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "llm/json_access.h"
 
 namespace cilia::llm {
@@ -10,6 +13,15 @@ namespace {
 using json = nlohmann::json;
 
 Status Bad(const std::string& field, const std::string& why) { return Status::InvalidArgument(field + ": " + why); }
+
+// A refusal of what only an upstream that speaks Responses can take: true
+// when the caller leaves the thing out instead (upstream_only set; the first
+// such refusal is noted there), false when it must refuse.
+bool LeaveOut(const Status& refusal, Status* upstream_only) {
+  if (upstream_only == nullptr) return false;
+  if (upstream_only->ok()) *upstream_only = refusal;
+  return true;
+}
 
 // A content part of an input message as a Chat Completions part.
 Result<json> ChatPart(const json& part, const std::string& field) {
@@ -31,18 +43,31 @@ Result<json> ChatPart(const json& part, const std::string& field) {
 
 // A message item's content in the Chat Completions shape: a string stays a
 // string; parts become parts, or one string for roles that take only text.
-Result<json> ChatContent(const json& content, const std::string& role, const std::string& field) {
+Result<json> ChatContent(const json& content, const std::string& role, const std::string& field,
+                         Status* upstream_only) {
   if (content.is_string()) return content;
   if (!content.is_array()) return Bad(field, "must be a string or an array of content parts");
   json parts = json::array();
   bool only_text = true;
   for (size_t i = 0; i < content.size(); ++i) {
-    CILIA_ASSIGN_OR_RETURN(json part, ChatPart(content[i], fmt::format("{}[{}]", field, i)));
-    only_text = only_text && part["type"] == "text";
-    parts.push_back(std::move(part));
+    Result<json> part = ChatPart(content[i], fmt::format("{}[{}]", field, i));
+    if (!part.ok()) {
+      if (LeaveOut(part.status(), upstream_only)) continue;
+      return part.status();
+    }
+    only_text = only_text && (*part)["type"] == "text";
+    parts.push_back(std::move(*part));
   }
   if (role == "user" && !only_text) return parts;
-  if (!only_text) return Bad(field, "images are only allowed in user messages");
+  if (!only_text) {
+    const Status refusal = Bad(field, "images are only allowed in user messages");
+    if (!LeaveOut(refusal, upstream_only)) return refusal;
+    json text_parts = json::array();
+    for (json& part : parts) {
+      if (part["type"] == "text") text_parts.push_back(std::move(part));
+    }
+    parts = std::move(text_parts);
+  }
   std::string text;
   for (const json& part : parts) {
     if (!text.empty()) text += "\n";
@@ -127,7 +152,7 @@ std::string ItemIdSuffix(std::string_view response_id) {
   return std::string(response_id);
 }
 
-Result<json> ResponsesInputToChatMessages(const json& input) {
+Result<json> ResponsesInputToChatMessages(const json& input, Status* upstream_only) {
   json messages = json::array();
   if (input.is_string()) {
     messages.push_back({{"role", "user"}, {"content", input}});
@@ -146,7 +171,7 @@ Result<json> ResponsesInputToChatMessages(const json& input) {
       }
       const json* content = Member(item, "content");
       if (content == nullptr) return Bad(field + ".content", "is missing");
-      CILIA_ASSIGN_OR_RETURN(json chat_content, ChatContent(*content, role, field + ".content"));
+      CILIA_ASSIGN_OR_RETURN(json chat_content, ChatContent(*content, role, field + ".content", upstream_only));
       // Many Chat Completions servers know no developer role; to those that do it is the system's.
       messages.push_back({{"role", role == "developer" ? "system" : role}, {"content", std::move(chat_content)}});
     } else if (type == "function_call") {
@@ -161,16 +186,18 @@ Result<json> ResponsesInputToChatMessages(const json& input) {
       messages.push_back({{"role", "tool"}, {"tool_call_id", call_id}, {"content", OutputText(MemberOr(item, "output", ""))}});
     } else if (type == "reasoning") {
       continue;  // no Chat Completions form; the model reasons again
-    } else if (type == "item_reference") {
-      return Bad(field, "item_reference is not supported; send the item itself, or previous_response_id");
     } else {
-      return Bad(field + ".type", fmt::format("'{}' items are not supported by cilia", type));
+      const Status refusal =
+          type == "item_reference"
+              ? Bad(field, "item_reference is not supported; send the item itself, or previous_response_id")
+              : Bad(field + ".type", fmt::format("'{}' items are not supported by cilia", type));
+      if (!LeaveOut(refusal, upstream_only)) return refusal;
     }
   }
   return messages;
 }
 
-Result<json> ResponsesRequestToChat(const json& body, const json& history) {
+Result<json> ResponsesRequestToChat(const json& body, const json& history, Status* upstream_only) {
   if (!body.is_object()) return Bad("body", "must be a JSON object");
   if (const json* background = Member(body, "background"); background != nullptr && *background == true) {
     return Bad("background", "background responses are not supported by cilia");
@@ -190,7 +217,7 @@ Result<json> ResponsesRequestToChat(const json& body, const json& history) {
     }
   }
   for (const json& m : history.is_array() ? history : json::array()) messages.push_back(m);
-  CILIA_ASSIGN_OR_RETURN(json turn, ResponsesInputToChatMessages(*input));
+  CILIA_ASSIGN_OR_RETURN(json turn, ResponsesInputToChatMessages(*input, upstream_only));
   for (json& m : turn) messages.push_back(std::move(m));
 
   json out = {{"messages", std::move(messages)}};
@@ -199,13 +226,22 @@ Result<json> ResponsesRequestToChat(const json& body, const json& history) {
   if (!tools.empty()) {
     json chat_tools = json::array();
     for (size_t i = 0; i < tools.size(); ++i) {
-      CILIA_ASSIGN_OR_RETURN(json tool, ChatTool(tools[i], fmt::format("tools[{}]", i)));
-      chat_tools.push_back(std::move(tool));
+      Result<json> tool = ChatTool(tools[i], fmt::format("tools[{}]", i));
+      if (tool.ok()) {
+        chat_tools.push_back(std::move(*tool));
+      } else if (!LeaveOut(tool.status(), upstream_only)) {
+        return tool.status();
+      }
     }
-    out["tools"] = std::move(chat_tools);
+    if (!chat_tools.empty()) out["tools"] = std::move(chat_tools);
   }
   if (const json* choice = Member(body, "tool_choice")) {
-    CILIA_ASSIGN_OR_RETURN(out["tool_choice"], ChatToolChoice(*choice));
+    Result<json> chat_choice = ChatToolChoice(*choice);
+    if (chat_choice.ok()) {
+      out["tool_choice"] = std::move(*chat_choice);
+    } else if (!LeaveOut(chat_choice.status(), upstream_only)) {
+      return chat_choice.status();
+    }
   }
   if (const json* max = Member(body, "max_output_tokens")) {
     if (!max->is_number_integer() || max->get<int64_t>() < 1) return Bad("max_output_tokens", "must be a positive integer");
@@ -215,8 +251,9 @@ Result<json> ResponsesRequestToChat(const json& body, const json& history) {
     if (const std::string effort = StringOr(*reasoning, "effort"); !effort.empty()) out["reasoning_effort"] = effort;
   }
   if (const json* text = Member(body, "text")) {
-    CILIA_ASSIGN_OR_RETURN(json format, ChatResponseFormat(*text));
-    if (!format.is_null()) out["response_format"] = std::move(format);
+    Result<json> format = ChatResponseFormat(*text);
+    if (!format.ok() && !LeaveOut(format.status(), upstream_only)) return format.status();
+    if (format.ok() && !format->is_null()) out["response_format"] = std::move(*format);
   }
   CopyIfPresent(body, "temperature", out, "temperature");
   CopyIfPresent(body, "top_p", out, "top_p");
@@ -456,6 +493,42 @@ json ResponsesResponseToChat(const json& response) {
           {"model", StringOr(response, "model")},
           {"choices", json::array({{{"index", 0}, {"message", std::move(message)}, {"finish_reason", finish}}})},
           {"usage", std::move(chat_usage)}};
+}
+
+// ---- a Responses client on an upstream that speaks Responses ------------------
+
+AssistantTurn TurnFromResponsesResponse(const json& response) {
+  AssistantTurn turn = TurnFromOpenAIResponse(ResponsesResponseToChat(response));
+  turn.items = ArrayOrEmpty(response, "output");
+  return turn;
+}
+
+json WithoutCallsTo(const json& output, std::string_view tool) {
+  json kept = json::array();
+  for (const json& item : output.is_array() ? output : json::array()) {
+    if (StringOr(item, "type") == "function_call" && StringOr(item, "name") == tool) continue;
+    kept.push_back(item);
+  }
+  return kept;
+}
+
+json InputItems(const json& input) {
+  if (input.is_array()) return input;
+  if (input.is_string()) return json::array({{{"type", "message"}, {"role", "user"}, {"content", input}}});
+  return json::array();
+}
+
+json AsClientResponse(json response, const json& request, const ResponseHeader& header) {
+  // The skeleton has what cilia sets; what the upstream says overlays the rest.
+  json client = ResponseSkeleton(request, header);
+  static constexpr std::string_view kCiliasOwn[] = {"id",    "model",       "instructions",
+                                                    "tools", "tool_choice", "previous_response_id"};
+  if (!response.is_object()) return client;
+  for (auto it = response.begin(); it != response.end(); ++it) {
+    const bool ours = std::find(std::begin(kCiliasOwn), std::end(kCiliasOwn), it.key()) != std::end(kCiliasOwn);
+    if (!ours) client[it.key()] = std::move(it.value());
+  }
+  return client;
 }
 
 }  // namespace cilia::llm

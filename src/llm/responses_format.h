@@ -8,7 +8,10 @@
 // Request conversions refuse (InvalidArgument naming the field) what the
 // other side cannot express — built-in tools, background mode, items by
 // reference — rather than dropping it silently; reasoning items (and their
-// encrypted content) have no Chat Completions form and are left out.
+// encrypted content) have no Chat Completions form and are left out. A
+// Responses client on an upstream that speaks Responses is not converted:
+// its body goes up as it is, with cilia's memory added (the pass-through
+// helpers at the end).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +31,12 @@ namespace cilia::llm {
 // knows), function_call
 // items become the tool_calls of an assistant message, function_call_output
 // items tool messages, input_image parts image_url parts.
-Result<nlohmann::json> ResponsesInputToChatMessages(const nlohmann::json& input);
+// With `upstream_only` set, what only an upstream that speaks Responses can
+// take (built-in tools and a tool_choice of one, items of other types, item
+// references, file inputs, text formats Chat lacks) is left out instead of
+// refused, and the first such refusal is written there: the body is then
+// only read, for the memory, and the client's own goes upstream.
+Result<nlohmann::json> ResponsesInputToChatMessages(const nlohmann::json& input, Status* upstream_only = nullptr);
 
 // The whole request in the Chat Completions shape: the instructions as the
 // first system message, then `history` (the chat messages of the response
@@ -36,7 +44,9 @@ Result<nlohmann::json> ResponsesInputToChatMessages(const nlohmann::json& input)
 // tools (function tools only), tool_choice, max_output_tokens,
 // reasoning.effort, text.format, temperature, top_p, parallel_tool_calls,
 // user and stream carry over; a stream always asks for its usage.
-Result<nlohmann::json> ResponsesRequestToChat(const nlohmann::json& body, const nlohmann::json& history);
+// `upstream_only` as for ResponsesInputToChatMessages.
+Result<nlohmann::json> ResponsesRequestToChat(const nlohmann::json& body, const nlohmann::json& history,
+                                              Status* upstream_only = nullptr);
 
 // What a Response object says about itself besides its output.
 struct ResponseHeader {
@@ -82,5 +92,23 @@ nlohmann::json ChatRequestToResponses(const nlohmann::json& chat_body);
 
 // A Response object as a chat completion.
 nlohmann::json ResponsesResponseToChat(const nlohmann::json& response);
+
+// ---- a Responses client on an upstream that speaks Responses ------------------
+
+// A Response object in the neutral shape, its output items kept as `items`.
+AssistantTurn TurnFromResponsesResponse(const nlohmann::json& response);
+
+// `output` without the function_call items calling `tool` (cilia's recall).
+nlohmann::json WithoutCallsTo(const nlohmann::json& output, std::string_view tool);
+
+// `input` as an array of items: a string is one user message.
+nlohmann::json InputItems(const nlohmann::json& input);
+
+// The upstream's Response object as the client sees it: cilia's id, the
+// model the client asked for, and the request fields cilia changed
+// (instructions and tools with the memory added, tool_choice, the
+// previous_response_id cilia resolved itself) as the client sent them;
+// fields the upstream left out as ResponseSkeleton has them.
+nlohmann::json AsClientResponse(nlohmann::json response, const nlohmann::json& request, const ResponseHeader& header);
 
 }  // namespace cilia::llm

@@ -295,4 +295,37 @@ void ResponsesToChatStream::OnEnd(std::string_view, std::string&) {
   // and ends the client's stream with an error.
 }
 
+// ---- Responses events relayed as they came ------------------------------------
+
+void ResponsesStreamObserver::OnEvent(const net::SseEvent& event, std::string& out) {
+  const json data = json::parse(event.data, nullptr, /*allow_exceptions=*/false);
+  if (!data.is_object()) return;
+  const std::string type = StringOr(data, "type", event.event);
+  out += SseFrame(event.data, event.event.empty() ? type : event.event);
+  sequence_ = IntOr(data, "sequence_number", sequence_) + 1;
+  const json* response = Member(data, "response");
+  if (response != nullptr && response->is_object()) response_ = *response;
+  if (type == "response.output_text.delta") {
+    turn_.text += StringOr(data, "delta");
+  } else if (type == "response.completed" || type == "response.incomplete") {
+    AssistantTurn whole = TurnFromResponsesResponse(response_);
+    // Servers that leave the output out of the last event: the text streamed.
+    if (whole.items.empty()) whole.text = turn_.text;
+    turn_ = std::move(whole);
+    done_ = true;
+  } else if (type == "response.failed" || type == "error") {
+    const json error = type == "error" ? data : MemberOr(response_, "error", json::object());
+    upstream_error_ = StringOr(error, "message", "the upstream response failed");
+    done_ = true;
+  }
+}
+
+void ResponsesStreamObserver::OnEnd(std::string_view error_message, std::string& out) {
+  json response = response_;
+  response["status"] = "failed";
+  response["error"] = {{"code", "server_error"}, {"message", error_message}};
+  const json event = {{"type", "response.failed"}, {"sequence_number", sequence_}, {"response", std::move(response)}};
+  out += SseFrame(Dump(event), "response.failed");
+}
+
 }  // namespace cilia::llm

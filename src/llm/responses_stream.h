@@ -13,6 +13,9 @@
 //   ends with response.failed. Every event carries a sequence_number.
 // - ResponsesToChatStream: an upstream that speaks Responses, read as Chat
 //   Completions chunks, so the rest of the gateway sees one format.
+// - ResponsesStreamObserver: a Responses client on an upstream that speaks
+//   Responses. Events go out as they came (re-framed); the turn is read from
+//   them. A stream that stops short ends with response.failed.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +95,16 @@ class ResponsesToChatStream : public StreamReader {
   int64_t created_ = 0;
   bool started_ = false;
   std::map<std::string, Call> calls_;  // by function_call item id
+};
+
+class ResponsesStreamObserver : public StreamReader {
+ protected:
+  void OnEvent(const net::SseEvent& event, std::string& out) override;
+  void OnEnd(std::string_view error_message, std::string& out) override;
+
+ private:
+  nlohmann::json response_ = nlohmann::json::object();  // as the last lifecycle event carried it
+  int64_t sequence_ = 0;                                // the next event's, for the closing failure
 };
 
 }  // namespace cilia::llm

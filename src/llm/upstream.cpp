@@ -152,11 +152,19 @@ json AnthropicErrorBody(const UpstreamError& error) {
   return {{"type", "error"}, {"error", {{"type", error.type}, {"message", error.message}}}};
 }
 
+bool SpeaksResponses(const ProviderConfig& provider) {
+  return provider.kind == ProviderKind::kOpenAI && provider.wire_api == WireApi::kResponses;
+}
+
 net::HttpRequest UpstreamClient::RequestTo(std::string_view path, const json& body,
                                            const net::Headers& extra_headers) const {
   net::HttpRequest request;
   std::string base = provider_.base_url;
   while (!base.empty() && base.back() == '/') base.pop_back();
+  // Anthropic-style providers document their base without /v1 (the SDKs add
+  // it: https://api.anthropic.com, https://api.deepseek.com/anthropic); with
+  // or without, requests go to {base}/v1/messages.
+  if (provider_.kind == ProviderKind::kAnthropic && !base.ends_with("/v1")) base += "/v1";
   request.url = base + std::string(path);
   net::Headers headers = {{"content-type", "application/json"}};
   if (provider_.kind == ProviderKind::kOpenAI) {
@@ -181,9 +189,9 @@ net::HttpRequest UpstreamClient::RequestTo(std::string_view path, const json& bo
 net::HttpRequest UpstreamClient::BuildRequest(json body, bool stream, const net::Headers& extra_headers) const {
   if (!body.is_object()) body = json::object();  // the caller's bug; the upstream will say what is missing
   std::string_view path = "/messages";
-  if (SpeaksResponses()) {
+  if (SpeaksResponses(provider_)) {
     path = "/responses";
-    body = ChatRequestToResponses(body);
+    if (!responses_body_) body = ChatRequestToResponses(body);
   } else if (provider_.kind == ProviderKind::kOpenAI) {
     path = "/chat/completions";
     if (stream) {
@@ -221,7 +229,7 @@ Result<json> UpstreamClient::SendWhole(const net::HttpRequest& request) const {
 
 Result<json> UpstreamClient::Complete(const json& body, const net::Headers& extra_headers) const {
   CILIA_ASSIGN_OR_RETURN(json parsed, SendWhole(BuildRequest(body, false, extra_headers)));
-  if (SpeaksResponses()) return ResponsesResponseToChat(parsed);
+  if (SpeaksResponses(provider_) && !responses_body_) return ResponsesResponseToChat(parsed);
   return parsed;
 }
 
@@ -243,7 +251,7 @@ Result<net::StreamResult> UpstreamClient::Stream(const json& body, const net::Da
   const net::HttpRequest request = BuildRequest(body, true, extra_headers);
   // A Responses upstream's events are read as Chat Completions chunks, so
   // that everything after this sees one format.
-  auto converter = SpeaksResponses() ? std::make_unique<ResponsesToChatStream>() : nullptr;
+  auto converter = SpeaksResponses(provider_) && !responses_body_ ? std::make_unique<ResponsesToChatStream>() : nullptr;
   const net::DataCallback deliver = [&](std::string_view chunk) {
     if (converter == nullptr) return on_data(chunk);
     const std::string converted = converter->Feed(chunk);

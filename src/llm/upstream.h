@@ -35,15 +35,24 @@ bool IsUpstreamFailure(const Status& status);
 nlohmann::json OpenAIErrorBody(const UpstreamError& error);
 nlohmann::json AnthropicErrorBody(const UpstreamError& error);
 
+// wire_api = "responses" on an OpenAI-kind provider.
+bool SpeaksResponses(const ProviderConfig& provider);
+
 class UpstreamClient {
  public:
   // `provider` must outlive the client (it lives in the Config).
-  explicit UpstreamClient(const ProviderConfig& provider) : provider_(provider) {}
+  // `responses_body`: for a provider with wire_api = "responses", the bodies
+  // given are already Responses requests (a Responses client's, passed
+  // through) and go as they are, and answers come back as the upstream sent
+  // them (a Response object, its events) rather than converted.
+  explicit UpstreamClient(const ProviderConfig& provider, bool responses_body = false)
+      : provider_(provider), responses_body_(responses_body && SpeaksResponses(provider)) {}
 
   // The HTTP request for `body` (already in the provider's format): POST
   // {base_url}/chat/completions with a bearer key, {base_url}/responses (the
-  // Chat Completions body converted) for wire_api = "responses", or
-  // {base_url}/messages with x-api-key and anthropic-version. For OpenAI streams it sets
+  // Chat Completions body converted, or as it is with responses_body) for wire_api = "responses", or
+  // {base_url}/messages with x-api-key and anthropic-version (an anthropic
+  // base_url without a final /v1 gets one). For OpenAI streams it sets
   // stream_options.include_usage, so usage can be logged. `extra_headers`
   // (e.g. anthropic-beta from the client) are sent as well.
   net::HttpRequest BuildRequest(nlohmann::json body, bool stream, const net::Headers& extra_headers = {}) const;
@@ -68,12 +77,6 @@ class UpstreamClient {
   const ProviderConfig& provider() const { return provider_; }
 
  private:
-  // wire_api = "responses": requests go to {base_url}/responses converted
-  // from the Chat Completions shape, and answers come back converted to it.
-  bool SpeaksResponses() const {
-    return provider_.kind == ProviderKind::kOpenAI && provider_.wire_api == WireApi::kResponses;
-  }
-
   // The request to {base_url}{path}: the provider's auth headers (bearer, or
   // x-api-key and anthropic-version), `extra_headers` over them, the body and
   // the provider's timeouts. BuildRequest and CountTokens build on it.
@@ -83,6 +86,7 @@ class UpstreamClient {
   Result<nlohmann::json> SendWhole(const net::HttpRequest& request) const;
 
   const ProviderConfig& provider_;
+  const bool responses_body_;  // bodies in and answers out stay Responses
 };
 
 // One whole answer from the route's provider to a request written in the

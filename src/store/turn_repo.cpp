@@ -132,13 +132,14 @@ Result<std::vector<TurnRepo::Usage>> TurnRepo::UsageSince(std::string_view first
       db_.Prepare("SELECT local_day, upstream_model, count(*), "
                   "sum(CASE WHEN http_status BETWEEN 200 AND 299 AND error = '' THEN 0 ELSE 1 END), "
                   "sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), "
-                  "sum(recall_rounds), coalesce(avg(CASE WHEN first_byte_ms >= 0 THEN first_byte_ms END), -1), "
+                  "sum(reasoning_tokens), sum(recall_rounds), "
+                  "coalesce(avg(CASE WHEN first_byte_ms >= 0 THEN first_byte_ms END), -1), "
                   "avg(total_ms), max(total_ms) FROM turns WHERE local_day >= ? "
                   "GROUP BY local_day, upstream_model ORDER BY local_day, upstream_model"));
   s->Bind(1, first_day);
   return s->All([](const Statement& r) {
-    return Usage{r.Text(0), r.Text(1), r.Int(2),  r.Int(3),    r.Int(4),     r.Int(5),
-                 r.Int(6),  r.Int(7),  r.Int(8), r.Double(9), r.Double(10), r.Int(11)};
+    return Usage{r.Text(0), r.Text(1), r.Int(2), r.Int(3),    r.Int(4),     r.Int(5),     r.Int(6),
+                 r.Int(7),  r.Int(8),  r.Int(9), r.Double(10), r.Double(11), r.Int(12)};
   });
 }
 

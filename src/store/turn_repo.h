@@ -72,6 +72,7 @@ class TurnRepo {
     std::string day, model;
     int64_t requests = 0, failed = 0;  // failed: not a 2xx, or an error (a stream broken mid-way)
     int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_write_tokens = 0;
+    int64_t reasoning_tokens = 0;  // of output_tokens
     int64_t recall_rounds = 0;
     // Over the turns whose first byte reached the client (-1 when none did).
     double first_byte_ms_avg = -1;

@@ -1,10 +1,12 @@
-// The command line: version, ingest, recall, export/import, config errors.
+// The command line: version, ingest, recall, search, export/import, config errors, and the
+// commands beside a running server (through its HTTP API).
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import test from 'node:test';
 
-import { dataDirForTest, makeTempDir, removeDir, runCli, serverForTest } from './lib/server.mjs';
+import { dataDirForTest, makeTempDir, removeDir, repoRoot, runCli, serverForTest } from './lib/server.mjs';
 
 const CONVERSATIONS = [
   {
@@ -144,16 +146,148 @@ test('cilia ingest of a malformed file fails, names the line, and stores nothing
   assert.ok(!dump.stdout.includes('fire lookout'), 'a message of line 1 was stored');
 });
 
-test('beside a running server a writing command refuses and a reading command works', async (t) => {
-  const server = await serverForTest(t);
-  const ingested = await server.api('/v1/ingest/messages?sync=true', { body: CONVERSATIONS[0] });
-  assert.equal(ingested.status, 200, ingested.text);
+// A server whose first start wrote data/admin.key, as `make run` does; the CLI finds it by
+// DATA/serve.json and reaches it with that key.
+async function serverWithAdminKey(t, config) {
+  const server = await serverForTest(t, { env: { CILIA_API_KEY: '' }, config });
+  const adminKey = (await readFile(join(server.dataDir, 'admin.key'), 'utf8')).trim();
+  return { server, adminKey, api: (path, options = {}) => server.api(path, { key: adminKey, ...options }) };
+}
 
+const THROUGH = /through it at http:\/\/127\.0\.0\.1:\d+/;
+
+test('serve says where it listens in DATA/serve.json and removes it when it stops', async (t) => {
+  const { server } = await serverWithAdminKey(t);
+  const serve = JSON.parse(await readFile(join(server.dataDir, 'serve.json'), 'utf8'));
+  assert.deepEqual(serve, { pid: server.pid, url: server.url });
+  assert.equal(await server.stop({ keepData: true }), 0);
+  await assert.rejects(readFile(join(server.dataDir, 'serve.json')), { code: 'ENOENT' });
+});
+
+test('beside a running server ingest, import, keys, jobs, search and export go through it', async (t) => {
+  const { server, api } = await serverWithAdminKey(t);
+  const dataDir = server.dataDir;
+
+  const file = await fileForTest(t, 'fixture.jsonl', jsonl(CONVERSATIONS));
+  const ingested = await runCli(['ingest', file], { dataDir });
+  assert.equal(ingested.code, 0, ingested.stderr);
+  assert.match(ingested.stderr, THROUGH);
+  assert.match(ingested.stdout, /2 conversations, 5 messages stored, 0 duplicates/);
+  const found = await api('/v1/search', { body: { query: 'fire lookout' } });
+  assert.equal(found.status, 200, found.text);
+  assert.ok(found.json.results.some((r) => r.message_ids.includes('a1')), found.text);
+
+  const chatgpt = join(repoRoot, 'tests/fixtures/import/chatgpt_conversations.json');
+  const imported = await runCli(['import', chatgpt, '--json'], { dataDir });
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.match(imported.stderr, THROUGH);
+  const summary = JSON.parse(imported.stdout);
+  assert.equal(summary.format, 'chatgpt');
+  assert.ok(summary.stored > 0, imported.stdout);
+  const hangzhou = await api('/v1/search', { body: { query: '杭州' } });
+  assert.ok(hangzhou.json.results.length > 0, hangzhou.text);
+
+  const created = await runCli(['keys', 'create', '--scopes', 'chat', '--name', 'phone'], { dataDir });
+  assert.equal(created.code, 0, created.stderr);
+  assert.match(created.stderr, THROUGH);
+  const newKey = created.stdout.trim();
+  const whoami = await server.api('/v1/whoami', { key: newKey });
+  assert.equal(whoami.status, 200, whoami.text);
+  assert.deepEqual(whoami.json.scopes, ['chat']);
+  const revoked = await runCli(['keys', 'revoke', whoami.json.key_id], { dataDir });
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.equal((await server.api('/v1/whoami', { key: newKey })).status, 401);
+
+  const job = await runCli(['jobs', 'run', 'reindex'], { dataDir });
+  assert.equal(job.code, 0, job.stderr);
+  assert.match(job.stderr, THROUGH);
+  assert.match(job.stdout, /^reindex: ok/);
+  const runs = await api('/v1/jobs?job=reindex');
+  assert.equal(runs.json.runs[0].started_by, 'manual');
+
+  const search = await runCli(['search', 'fire', 'lookout'], { dataDir });
+  assert.equal(search.code, 0, search.stderr);
+  assert.match(search.stderr, THROUGH);
+  assert.match(search.stdout, /^2023-03-04 · Weekend · \d\.\d{3}\nMina: We hiked/m);
+  assert.ok(!/\b(a1|w_\d+)\b/.test(search.stdout), `ids only in --json: ${search.stdout}`);
+  const searchJson = await runCli(['search', 'fire lookout', '--json'], { dataDir });
+  assert.ok(JSON.parse(searchJson.stdout).results.some((r) => r.message_ids.includes('a1')), searchJson.stdout);
+
+  const exported = await runCli(['export'], { dataDir });
+  assert.equal(exported.code, 0, exported.stderr);
+  assert.match(exported.stderr, THROUGH);
+  const direct = await api('/v1/export');
+  assert.equal(exported.stdout, direct.text, 'the same bytes as GET /v1/export');
+});
+
+test('beside a running server a namespace its admin key cannot reach is refused, saying why', async (t) => {
+  const { server } = await serverWithAdminKey(t);
   const file = await fileForTest(t, 'more.jsonl', jsonl([CONVERSATIONS[1]]));
-  const write = await runCli(['ingest', file], { dataDir: server.dataDir, timeoutMs: 30_000 });
-  assert.notEqual(write.code, 0, 'ingest beside a running server must refuse');
-  assert.ok((write.stderr + write.stdout).trim().length > 0, 'and say why');
+  const write = await runCli(['ingest', file, '--namespace', 'work'], { dataDir: server.dataDir });
+  assert.equal(write.code, 1, write.stdout);
+  assert.match(write.stderr, /admin key is for namespace "default"/);
+});
 
-  const read = await recallJson(server.dataDir, 'fire lookout');
-  assert.ok(read.some((r) => r.message_ids.includes('a1')), JSON.stringify(read));
+test('a file over the server\'s body limit is refused saying which limit and what to do', async (t) => {
+  const { server } = await serverWithAdminKey(t, '[server]\nmax_body_mb = 1\n');
+  const big = CONVERSATIONS[0].messages[0].content.repeat(40);
+  const conversations = Array.from({ length: 700 }, (_, i) => ({
+    conversation_id: `big-${i}`,
+    messages: [{ id: `m${i}`, role: 'user', content: big }],
+  }));
+  const file = await fileForTest(t, 'big.jsonl', jsonl(conversations));
+  const run = await runCli(['ingest', file], { dataDir: server.dataDir });
+  assert.equal(run.code, 1, run.stdout);
+  assert.match(run.stderr, /the server answered 413: .*server\.max_body_mb.*stop the server and run this again/);
+});
+
+test('without a server the commands work on the data dir directly and say nothing of a server', async (t) => {
+  const dataDir = await dataDirForTest(t);
+  const run = await ingestFixture(t, dataDir);
+  assert.ok(!/through/.test(run.stderr), run.stderr);
+  const search = await runCli(['search', 'fire lookout'], { dataDir });
+  assert.equal(search.code, 0, search.stderr);
+  assert.match(search.stdout, /^2023-03-04 · Weekend · /m);
+  const job = await runCli(['jobs', 'run', 'reindex', '--json'], { dataDir });
+  assert.equal(job.code, 0, job.stderr);
+  assert.equal(JSON.parse(job.stdout).outcome, 'ok');
+  assert.ok(!search.stderr.includes('\r') && !job.stderr.includes('\r'), 'no progress line when stderr is not a terminal');
+});
+
+test('an argument error prints the command\'s usage', async () => {
+  const run = await runCli(['search']);
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /usage: cilia search QUERY/);
+  assert.match(run.stderr, /--limit N/);
+  const limit = await runCli(['recall', 'x', '--limit', 'many']);
+  assert.equal(limit.code, 2);
+  assert.match(limit.stderr, /--limit: must be a number\n\nusage: cilia recall QUERY/);
+});
+
+// A POST by hand, with exactly the head given: no body, and no Content-Length unless asked.
+function rawPost(url, path, key, extraHead = '') {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolveReply, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${key}\r\n${extraHead}Connection: close\r\n\r\n`);
+    });
+    let reply = '';
+    socket.on('data', (chunk) => (reply += chunk));
+    socket.on('end', () => resolveReply({ status: Number(reply.split(' ')[1]), text: reply }));
+    socket.on('error', reject);
+  });
+}
+
+test('a POST that needs no body works without one, with or without Content-Length: 0', async (t) => {
+  const { server, adminKey } = await serverWithAdminKey(t);
+  for (const head of ['', 'Content-Length: 0\r\n']) {
+    const run = await rawPost(server.url, '/v1/jobs/reindex/run', adminKey, head);
+    assert.equal(run.status, 200, run.text);
+    assert.match(run.text, /"outcome":\s*"ok"/);
+    for (const decision of ['approve', 'discard']) {
+      const reply = await rawPost(server.url, `/v1/candidates/c_999/${decision}`, adminKey, head);
+      assert.equal(reply.status, 404, reply.text);
+      assert.match(reply.text, /no candidate/);
+    }
+  }
 });

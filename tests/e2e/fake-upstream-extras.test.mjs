@@ -1,5 +1,6 @@
 // The fake upstream's features the gateway tests lean on: it records a caller that hangs up,
-// it can drop a stream mid-answer, and it does not read cilia's turn context as a script.
+// it can drop a stream mid-answer, it does not read cilia's turn context as a script, and it
+// hands out, reads back and checks encrypted reasoning as the Responses API does.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 
@@ -81,4 +82,30 @@ test("directives inside cilia's <turn_context> block are not this turn's script,
   assert.equal(res.status, 200);
   const message = await res.json();
   assert.equal(message.content[0].text, 'echo: how are you');
+});
+
+test('Responses: encrypted reasoning when asked for, read back by [[recalled]], and refused by id alone with store false', async () => {
+  const include = ['reasoning.encrypted_content'];
+  const first = await (await post('/v1/responses', { model: 'm', include, input: 'why? [[reasoning]]' })).json();
+  const reasoning = first.output.find((item) => item.type === 'reasoning');
+  assert.match(reasoning.encrypted_content, /^enc-fake:/);
+  const plain = await (await post('/v1/responses', { model: 'm', input: 'why? [[reasoning]]' })).json();
+  assert.equal(plain.output.find((item) => item.type === 'reasoning').encrypted_content, undefined, 'only with include');
+
+  const streamed = await post('/v1/responses', { model: 'm', include, stream: true, input: 'why? [[reasoning]]' });
+  const events = [];
+  for await (const event of sseEvents(streamed)) events.push(event.data);
+  const added = events.find((e) => e.type === 'response.output_item.added' && e.item.type === 'reasoning');
+  const done = events.find((e) => e.type === 'response.output_item.done' && e.item.type === 'reasoning');
+  assert.equal(added.item.encrypted_content, undefined, 'the encrypted content comes with the finished item');
+  assert.equal(done.item.encrypted_content, reasoning.encrypted_content);
+
+  const theirs = { type: 'reasoning', id: 'rs_x', summary: [], encrypted_content: 'opaque-x' };
+  const input = [reasoning, theirs, { role: 'user', content: '[[recalled]]' }];
+  const back = await (await post('/v1/responses', { model: 'm', store: false, input })).json();
+  assert.equal(back.output[0].content[0].text, `reasoning sent back: ${JSON.stringify(['Thinking about: why? [[reasoning]]', 'opaque-x'])}`);
+
+  const refused = await post('/v1/responses', { model: 'm', store: false, input: [{ type: 'reasoning', id: 'rs_1', summary: [] }, { role: 'user', content: 'hi' }] });
+  assert.equal(refused.status, 400);
+  assert.match((await refused.json()).error.message, /rs_1.*not found/);
 });

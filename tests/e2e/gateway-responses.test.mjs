@@ -1,6 +1,7 @@
 // The OpenAI Responses API (POST /v1/responses) through cilia, with the official openai SDK,
 // on every kind of upstream: an OpenAI-compatible one that speaks only Chat Completions, one
-// that speaks Responses (wire_api = "responses"), and Anthropic. Streaming and not, function
+// that speaks Responses (wire_api = "responses": the client's body passed through with the
+// memory added), and Anthropic. Streaming and not, function
 // tools, previous_response_id chains, the recall tool run inside cilia, a fact from one chat
 // reaching the upstream in a later new chat, and the routes that read kept responses.
 import assert from 'node:assert/strict';
@@ -97,10 +98,12 @@ for (const [kind, upstream] of Object.entries(KINDS)) {
       assert.ok(wire.includes('You are Juniper.'), 'the profile is injected');
       assert.ok(wire.includes('<turn_context>'), 'the per-turn block is there');
       // Stable prefix first, the per-turn block last: Anthropic's system is a field of its own.
-      const turns = JSON.stringify(sent.body.messages ?? sent.body.input);
-      const last = JSON.stringify((sent.body.messages ?? sent.body.input).at(-1));
+      const items = sent.body.messages ?? sent.body.input; // passed through, a string input stays one
+      const turns = JSON.stringify(items);
+      const last = JSON.stringify(typeof items === 'string' ? items : items.at(-1));
       assert.ok(last.includes('<turn_context>'), 'the per-turn block is in the last message');
       if (sent.body.system) assert.ok(JSON.stringify(sent.body.system).includes('You are Juniper.'));
+      else if (kind === 'responses') assert.match(sent.body.instructions, /^Answer briefly\.\n\n[\s\S]*You are Juniper\./, 'the profile after the instructions');
       else assert.ok(turns.indexOf('You are Juniper.') < turns.indexOf('<turn_context>'), 'the profile before the per-turn block');
       const tools = (sent.body.tools ?? []).map((tool) => tool.function?.name ?? tool.name);
       assert.deepEqual(tools, ['recall'], 'cilia offers its recall tool');
@@ -217,13 +220,107 @@ for (const [kind, upstream] of Object.entries(KINDS)) {
       await client.responses.create({ model: 'companion', input: `My sister Odalys moved to ${city} in March.` });
       assert.ok((await waitUntilSearchable(gw, `Odalys ${city}`, city)).length, 'the fact is searchable');
       const marker = uniqueId('ask');
-      await client.responses.create({ model: 'companion', input: `${marker} Have I told you where Odalys lives now?` });
+      await client.responses.create({ model: 'companion', input: `${marker} Where does my sister Odalys live now?` });
       const [sent] = await sentWith(gw, marker);
       const wire = JSON.stringify(sent.body);
       assert.ok(wire.includes(city), `the new chat's upstream request holds the fact: ${wire.slice(0, 600)}`);
     });
   });
 }
+
+describe('a Responses client passed through to an upstream that speaks Responses', () => {
+  const gw = gateways.responses;
+  // What Codex sends besides its input: cilia passes it on as it is.
+  const CODEX_FIELDS = {
+    include: ['reasoning.encrypted_content'],
+    prompt_cache_key: 'codex-session-0199',
+    text: { verbosity: 'low' },
+    service_tier: 'flex',
+    parallel_tool_calls: false,
+    reasoning: { effort: 'high', summary: 'auto' },
+    store: false,
+  };
+
+  for (const stream of [false, true]) {
+    const streamed = stream ? ', streaming' : '';
+    test(`encrypted reasoning, include, prompt_cache_key, text.verbosity and built-in tools reach the upstream unchanged${streamed}`, async (t) => {
+      if (gw.skip) return t.skip(gw.skip);
+      const marker = uniqueId('codex');
+      const client = openaiClient(gw);
+      const theirs = { type: 'reasoning', id: 'rs_client_1', summary: [], encrypted_content: `enc-client-${marker}` };
+      const input = [
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Sandbox: read-only.' }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is in this folder?' }] },
+        theirs,
+        { type: 'function_call', call_id: 'call_ls', name: 'shell', arguments: '{"command":["ls"]}' },
+        { type: 'function_call_output', call_id: 'call_ls', output: 'a.txt' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: `${marker} and now? [[reasoning]]` }] },
+      ];
+      const tools = [{ type: 'function', name: 'shell', parameters: { type: 'object', properties: {} } }, { type: 'web_search' }];
+      const body = { model: 'companion', instructions: 'You are Codex.', input, tools, ...CODEX_FIELDS };
+      const response = stream ? (await collect(await client.responses.create({ ...body, stream: true }))).final : await client.responses.create(body);
+      assert.equal(response.status, 'completed');
+      assert.equal(response.instructions, 'You are Codex.', "cilia's memory is not shown back");
+      assert.deepEqual(response.tools.map((tool) => tool.name ?? tool.type), ['shell', 'web_search'], 'nor its recall tool');
+      const mine = response.output.find((item) => item.type === 'reasoning');
+      assert.match(mine?.encrypted_content ?? '', /^enc-fake:/, 'the upstream\'s encrypted reasoning reaches the client');
+
+      const [sent] = await sentWith(gw, marker);
+      assert.equal(sent.path, '/v1/responses');
+      for (const [field, value] of Object.entries(CODEX_FIELDS)) assert.deepEqual(sent.body[field], value, field);
+      assert.equal(sent.body.stream, stream);
+      assert.deepEqual(sent.body.input.slice(0, -1), input.slice(0, -1), 'every item before the last as the client sent it');
+      assert.deepEqual(sent.body.input[2], theirs, 'the encrypted reasoning item untouched');
+      const last = sent.body.input.at(-1).content;
+      assert.deepEqual(last[0], input.at(-1).content[0], 'the user text keeps its bytes');
+      assert.match(last[1].text, /^<turn_context>/, 'the per-turn block after it');
+      assert.deepEqual(sent.body.tools.map((tool) => tool.name ?? tool.type), ['shell', 'web_search', 'recall'], 'built-in tools go up, recall last');
+      assert.match(sent.body.instructions, /^You are Codex\.\n\n<memory_guide>/, 'the stable memory after the instructions');
+
+      // Codex's next request sends the reasoning back; it reaches the upstream as the upstream wrote it.
+      const marker2 = uniqueId('again');
+      const again = [...input, ...response.output, { type: 'message', role: 'user', content: [{ type: 'input_text', text: `${marker2} [[recalled]]` }] }];
+      const next = await client.responses.create({ ...body, input: again });
+      assert.equal(next.output_text, `reasoning sent back: ${JSON.stringify([theirs.encrypted_content, `Thinking about: ${marker} and now? [[reasoning]]`.slice(0, 'Thinking about: '.length + 50)])}`);
+      const [resent] = await sentWith(gw, marker2);
+      assert.equal(resent.body.instructions, sent.body.instructions, 'the stable prefix is the same bytes on the next turn');
+      assert.deepEqual(resent.body.tools, sent.body.tools);
+    });
+
+    test(`a fact told in one chat reaches the upstream in a later new chat${streamed}`, async (t) => {
+      if (gw.skip) return t.skip(gw.skip);
+      const city = `Tromso${uniqueId('x').slice(2)}`;
+      const brother = stream ? 'Bartholomew' : 'Leopold';
+      const client = openaiClient(gw);
+      await client.responses.create({ model: 'companion', input: `My brother ${brother} moved to ${city} last spring.`, store: false });
+      assert.ok((await waitUntilSearchable(gw, `${brother} ${city}`, city)).length, 'the fact is searchable');
+      const marker = uniqueId('ask');
+      const question = `${marker} Which city did ${brother} move to?`;
+      const body = { model: 'companion', input: [{ role: 'user', content: question }], ...CODEX_FIELDS };
+      if (stream) await collect(await client.responses.create({ ...body, stream: true }));
+      else await client.responses.create(body);
+      const [sent] = await sentWith(gw, marker);
+      assert.equal(sent.path, '/v1/responses');
+      assert.ok(JSON.stringify(sent.body).includes(city), `the new chat's upstream request holds the fact: ${JSON.stringify(sent.body).slice(0, 600)}`);
+      assert.equal(sent.body.prompt_cache_key, CODEX_FIELDS.prompt_cache_key);
+    });
+  }
+
+  test('a recall round runs inside cilia and the client sees one response, streamed or not', async (t) => {
+    if (gw.skip) return t.skip(gw.skip);
+    const pet = `Brioche${uniqueId('x').slice(2)}`;
+    const client = openaiClient(gw);
+    await client.responses.create({ model: 'companion', input: `My dog ${pet} hides socks under the sofa.` });
+    assert.ok((await waitUntilSearchable(gw, pet, 'socks under the sofa')).length, 'the fact is searchable');
+    for (const stream of [false, true]) {
+      const body = { model: 'companion', input: `${uniqueId('r')} my dog? [[tool:recall:{"query":"${pet}"}]]`, ...CODEX_FIELDS };
+      const response = stream ? (await collect(await client.responses.create({ ...body, stream: true }))).final : await client.responses.create(body);
+      assert.deepEqual(response.output.filter((item) => item.type === 'function_call'), [], 'no recall call reaches the client');
+      assert.match(outputText(response), /^tool result: .*socks under the sofa/s);
+      assert.ok(response.usage.input_tokens > 0);
+    }
+  });
+});
 
 describe('the Responses API routes and refusals', () => {
   const gw = gateways.chat;

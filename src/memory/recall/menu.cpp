@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
-#include "text/normalize.h"
 #include "text/segmenter.h"
 #include "text/sentences.h"
 #include "text/timewords.h"
@@ -67,27 +68,54 @@ std::unordered_set<std::string> QueryTerms(Namespace& ns, std::string_view query
   return terms;
 }
 
-// What a line must match of the question, by weight (idf): the newest user
-// text's terms, or the whole query's when the archive holds none of those.
-// Absolute, not relative to the best result: a turn nothing bears on gets
-// no menu rather than its six nearest neighbours.
-constexpr double kMenuMinCoverage = 0.3;
-
 struct QuestionTerms {
   std::unordered_map<std::string, double> weight;  // term -> idf
-  double total = 0;
+  double total = 0;  // of the heaviest few (see Floor)
 };
 
-QuestionTerms WeighTerms(Namespace& ns, const std::unordered_set<std::string>& terms) {
+// Each term's idf with the turn counted as one more window holding it: the
+// turn's own words weigh the same whether its window is indexed yet or not,
+// and a word only the turn holds weighs most. The archive counts as at least
+// kFloorMinWindows windows: in a young one every word is rare or in half of
+// it, and the idf of a handful of windows would weigh by chance. `total` is
+// the weight of the `heaviest` heaviest terms.
+constexpr double kFloorMinWindows = 100;
+
+QuestionTerms WeighTerms(Namespace& ns, const std::unordered_set<std::string>& terms, size_t heaviest) {
   QuestionTerms out;
-  const auto n = static_cast<double>(std::max<size_t>(1, ns.words().size()));
+  const double n = std::max(kFloorMinWindows, static_cast<double>(ns.words().size() + 1));
+  std::vector<double> weights;
   for (const std::string& t : terms) {
-    const auto df = static_cast<double>(ns.words().DocumentFrequency(t));
+    const auto df = static_cast<double>(ns.words().DocumentFrequency(t) + 1);
     const double idf = std::log((n - df + 0.5) / (df + 0.5) + 1.0);
     out.weight.emplace(t, idf);
-    out.total += idf;
+    weights.push_back(idf);
   }
+  heaviest = std::min(heaviest, weights.size());
+  std::partial_sort(weights.begin(), weights.begin() + heaviest, weights.end(), std::greater<>());
+  for (size_t i = 0; i < heaviest; ++i) out.total += weights[i];
   return out;
+}
+
+// What a line must hold a share of (MenuRequest::min_match): the newest user
+// text's words, stop words left out, those no window holds too — in
+// "我家猫叫什么来着" against an archive without a cat, 猫 is the word that
+// matters, and leaving it out would let a line holding only 我家 pass. A long
+// message asks several things at once, so the share is of its three heaviest
+// words: a line holding what one of them is about is worth its place. A
+// newest text that shares no word with the archive ("ok, go on") continues
+// the turns before it: then a line needs one of the whole query's terms.
+// Absolute, not relative to the best result: a turn nothing bears on gets no
+// menu rather than its six nearest neighbours.
+QuestionTerms Floor(Namespace& ns, std::string_view newest, const std::unordered_set<std::string>& query_terms) {
+  std::unordered_set<std::string> words;
+  bool shared = false;
+  for (std::string& w : text::WordSegmenter::Get().Words(newest)) {
+    if (text::IsStopWord(w)) continue;
+    shared = shared || ns.words().DocumentFrequency(w) > 0;
+    words.insert(std::move(w));
+  }
+  return shared ? WeighTerms(ns, words, 3) : WeighTerms(ns, query_terms, 1);
 }
 
 // The share of the question's weight that `body` holds.
@@ -100,7 +128,18 @@ double Coverage(std::string_view body, const QuestionTerms& question) {
   });
   double sum = 0;
   for (const std::string& t : held) sum += question.weight.at(t);
-  return sum / question.total;
+  return std::min(1.0, sum / question.total);
+}
+
+// A line whose every word, stop words aside, is already in the turn: the
+// turn's own words stored before the menu is built, a "晚安～" answering
+// "晚安", a bare "好。". It tells the model nothing.
+bool TellsNothingNew(std::u32string_view sentence, const std::unordered_set<std::string>& turn_words) {
+  bool news = false;
+  text::WordSegmenter::Get().ForEachWord(text::EncodeUtf8(sentence), [&](std::string_view word) {
+    news = news || (!text::IsStopWord(word) && turn_words.count(std::string(word)) == 0);
+  });
+  return !news;
 }
 
 // A question, by its end mark or its Chinese particle: lines that state
@@ -216,9 +255,9 @@ Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
 
   const std::unordered_set<std::string> terms = QueryTerms(ns, query);
   const std::string newest = request.user_texts.empty() ? std::string() : request.user_texts.back();
-  std::unordered_set<std::string> question = QueryTerms(ns, ParseTimeWords(newest, now, ns.tz()).rest);
-  const QuestionTerms floor = WeighTerms(ns, question.empty() ? terms : question);
-  const std::string newest_normalized = text::NormalizeForMatch(newest);
+  const QuestionTerms floor = Floor(ns, ParseTimeWords(newest, now, ns.tz()).rest, terms);
+  std::unordered_set<std::string> turn_words;
+  for (std::string& w : text::WordSegmenter::Get().Words(newest)) turn_words.insert(std::move(w));
 
   struct Candidate {
     MenuLine line;
@@ -237,7 +276,7 @@ Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
         if (!id) continue;
         CILIA_ASSIGN_OR_RETURN(auto excerpt, store::ExcerptRepo(db).Get(*id));
         if (!excerpt) continue;  // forgotten since the recall
-        if (Coverage(excerpt->content + "\n" + excerpt->quote, floor) < kMenuMinCoverage) continue;
+        if (Coverage(excerpt->content + "\n" + excerpt->quote, floor) < request.min_match) continue;
         sentence = CollapseWhitespace(text::DecodeUtf8(excerpt->content));
         conversation_row = excerpt->source.conversation_row;
       } else {
@@ -245,18 +284,14 @@ Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
         if (!id) continue;
         CILIA_ASSIGN_OR_RETURN(auto window, windows.Get(*id));
         if (!window) continue;  // rebuilt since the recall
-        if (Coverage(window->body, floor) < kMenuMinCoverage) continue;
+        if (Coverage(window->body, floor) < request.min_match) continue;
         sentence = BestSentence(window->body, terms);
         conversation_row = window->conversation_row;
       }
       if (sentence.empty()) continue;
       CILIA_ASSIGN_OR_RETURN(bool visible, ClientSeesAny(db, request, conversation_row, result));
       if (visible) continue;
-      // The turn's own words, stored before the menu is built, are no memory.
-      if (!newest_normalized.empty() &&
-          newest_normalized.find(text::NormalizeForMatch(text::EncodeUtf8(sentence))) != std::string::npos) {
-        continue;
-      }
+      if (TellsNothingNew(sentence, turn_words)) continue;
       // One line a source: an excerpt and the window it quotes are one memory.
       if (std::any_of(result.message_ids.begin(), result.message_ids.end(),
                       [&](const std::string& m) { return sources.count(m) > 0; })) {

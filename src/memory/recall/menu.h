@@ -26,6 +26,9 @@ struct MenuRequest {
   int max_lines = 6;
   int token_budget = 150;  // EstimateTokens over the lines' texts together
   int line_chars = 60;     // code points a line's text may have, date included
+  // The share of the newest user text's word weight (idf) a line's source
+  // must hold (gateway.menu_min_match).
+  double min_match = 0.4;
 };
 
 struct MenuLine {
@@ -46,7 +49,7 @@ struct Menu {
 // plus the tails of the older user texts and of the previous reply (their
 // time words left out). Time words raise what lies in their span and filter
 // nothing; a span after `now` raises nothing. A line only when its source
-// holds kMenuMinCoverage of the newest text's term weight (fewer lines
+// holds min_match of the newest text's word weight (fewer lines
 // rather than noise); never one the client sends anyway or the turn's own
 // words; one line a source (an excerpt and the window it quotes are one);
 // statements before questions. One Recall, which counts no access. An

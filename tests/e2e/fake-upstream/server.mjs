@@ -65,7 +65,7 @@ function responsesMessages(body) {
 }
 
 function parseScript(text) {
-  const script = { reply: null, tool: null, error: null, stall: 0, slow: 0, cut: 0, reasoning: false, count: null };
+  const script = { reply: null, tool: null, error: null, stall: 0, slow: 0, cut: 0, reasoning: false, count: null, recalled: false };
   for (const [, name, arg = ''] of text.matchAll(/\[\[(\w+)(?::(.*?))?\]\](?!\])/gs)) {
     if (name === 'reply') script.reply = arg;
     else if (name === 'error') script.error = Number(arg) || 500;
@@ -73,6 +73,7 @@ function parseScript(text) {
     else if (name === 'slow') script.slow = Number(arg) || 0;
     else if (name === 'cut') script.cut = Number(arg) || 1;
     else if (name === 'reasoning') script.reasoning = true;
+    else if (name === 'recalled') script.recalled = true;
     else if (name === 'count') script.count = Number(arg) || 0;
     else if (name === 'tool') {
       const colon = arg.indexOf(':');
@@ -109,6 +110,11 @@ function plan(api, body) {
     answer.tool = script.tool;
   }
   if (script.reasoning) answer.thinking = `Thinking about: ${userText.slice(0, 50)}`;
+  // [[recalled]]: the answer says what the encrypted reasoning items it was sent held.
+  if (script.recalled) {
+    const held = (Array.isArray(body.input) ? body.input : []).filter((item) => item?.type === 'reasoning').map((item) => fakeDecrypt(item.encrypted_content) ?? item.encrypted_content);
+    answer.text = `reasoning sent back: ${JSON.stringify(held)}`;
+  }
   return answer;
 }
 
@@ -250,10 +256,32 @@ function anthropicWhole(body, answer) {
   };
 }
 
+// What a reasoning model's encrypted reasoning looks like to the client: opaque, and only the
+// fake can read it back (fakeDecrypt).
+const fakeEncrypt = (text) => `enc-fake:${Buffer.from(text, 'utf8').toString('base64')}`;
+const fakeDecrypt = (content) =>
+  typeof content === 'string' && content.startsWith('enc-fake:') ? Buffer.from(content.slice(9), 'base64').toString('utf8') : null;
+
+// Like the real API: with store false nothing was kept, so a reasoning item must carry its
+// encrypted content (its id alone names nothing).
+function responsesInputProblem(body) {
+  for (const [i, item] of (Array.isArray(body.input) ? body.input : []).entries()) {
+    if (item?.type !== 'reasoning') continue;
+    if (body.store === false && typeof item.encrypted_content !== 'string') {
+      return `input[${i}]: Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false.`;
+    }
+  }
+  return null;
+}
+
 function responsesWhole(body, answer) {
   const id = `resp_fake_${++counter}`;
   const output = [];
-  if (answer.thinking) output.push({ id: `rs_fake_${counter}`, type: 'reasoning', summary: [{ type: 'summary_text', text: answer.thinking }] });
+  if (answer.thinking) {
+    const reasoning = { id: `rs_fake_${counter}`, type: 'reasoning', summary: [{ type: 'summary_text', text: answer.thinking }] };
+    if ((body.include ?? []).includes('reasoning.encrypted_content')) reasoning.encrypted_content = fakeEncrypt(answer.thinking);
+    output.push(reasoning);
+  }
   if (answer.text) {
     output.push({ id: `msg_fake_${counter}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer.text, annotations: [] }] });
   }
@@ -342,7 +370,8 @@ function responsesEvents(body, answer) {
     const at = { item_id: item.id, output_index };
     if (item.type === 'reasoning') {
       const text = item.summary[0].text;
-      events.push(event('response.output_item.added', { output_index, item: { ...item, summary: [] } }));
+      const { encrypted_content, ...opening } = item; // the encrypted content comes whole, at the item's end
+      events.push(event('response.output_item.added', { output_index, item: { ...opening, summary: [] } }));
       events.push(event('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } }));
       for (const piece of pieces(text)) events.push(event('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: piece }));
       events.push(event('response.reasoning_summary_text.done', { ...at, summary_index: 0, text }));
@@ -407,6 +436,12 @@ async function stream(res, events, script) {
 async function chat(api, body, res) {
   const answer = plan(api, body);
   const { script } = answer;
+  const problem = api === 'responses' ? responsesInputProblem(body) : null;
+  if (problem) {
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: problem, type: 'invalid_request_error', code: null } }));
+    return;
+  }
   if (script.error) {
     res.writeHead(script.error, { 'content-type': 'application/json' });
     res.end(JSON.stringify(errorBody(api, script.error)));
@@ -472,8 +507,10 @@ const server = createServer(async (req, res) => {
     openaiPrefixes = new Map();
     return reply(200, { reset: true });
   }
+  // The Anthropic API also under /anthropic, as DeepSeek serves it (https://api.deepseek.com/anthropic).
+  const route = req.url.startsWith('/anthropic/v1/messages') ? req.url.slice('/anthropic'.length) : req.url;
   const api =
-    { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'responses', '/v1/messages/count_tokens': 'count' }[req.url] ??
+    { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'responses', '/v1/messages/count_tokens': 'count' }[route] ??
     null;
   if (req.method !== 'POST' || !api) return reply(404, { error: { message: `no route ${req.method} ${req.url}` } });
   let body;

@@ -120,6 +120,39 @@ class ServerTest : public ::testing::Test {
   int port_ = 0;
 };
 
+TEST_F(ServerTest, RoutesListsEveryRouteAsRegisteredWithItsScopeAndErrorShape) {
+  Start();
+  const std::vector<ApiServer::RouteInfo> routes = server_->routes();
+  ASSERT_GE(routes.size(), 3u);
+  EXPECT_EQ(routes[0].method, "GET");  // the server's own routes come first
+  EXPECT_EQ(routes[0].pattern, "/health");
+  EXPECT_TRUE(routes[0].is_public);
+  EXPECT_EQ(routes[1].pattern, "/metrics");
+  EXPECT_EQ(routes[1].scope, Scope::kAdmin);
+  auto find = [&](const std::string& method, const std::string& pattern) -> const ApiServer::RouteInfo* {
+    for (const auto& route : routes) {
+      if (route.method == method && route.pattern == pattern) return &route;
+    }
+    return nullptr;
+  };
+  const ApiServer::RouteInfo* item = find("GET", R"(/v1/items/([^/]+))");
+  ASSERT_NE(item, nullptr);
+  EXPECT_FALSE(item->is_public);
+  EXPECT_EQ(item->scope, Scope::kMemoryRead);
+  const ApiServer::RouteInfo* messages = find("POST", "/v1/messages");
+  ASSERT_NE(messages, nullptr);
+  EXPECT_EQ(messages->style, ErrorStyle::kAnthropic);
+  ASSERT_NE(find("GET", "/admin"), nullptr);
+  EXPECT_TRUE(find("GET", "/admin")->is_public);
+  EXPECT_EQ(find("PUT", "/v1/echo"), nullptr);
+}
+
+TEST(RouteLabelTest, GroupsBecomeStarsAndEscapesAreUndone) {
+  EXPECT_EQ(RouteLabel(R"(/v1/conversations/([^/]+)/messages/([^/]+))"), "/v1/conversations/*/messages/*");
+  EXPECT_EQ(RouteLabel(R"(/v1/a\.b/((x)|y))"), "/v1/a.b/*");
+  EXPECT_EQ(RouteLabel("/health"), "/health");
+}
+
 TEST_F(ServerTest, HealthNeedsNoKeyAndTellsTheVersion) {
   Start();
   auto reply = Get("/health");
@@ -241,6 +274,21 @@ TEST_F(ServerTest, NoKeyIs401BeforeAnyOfTheBodyIsRead) {
   EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2));
   EXPECT_THAT(answer, ::testing::StartsWith("HTTP/1.1 401"));
   EXPECT_TRUE(client.closed());  // the unread body is not taken for a request
+}
+
+TEST_F(ServerTest, APostWithoutContentLengthHasAnEmptyBodyAndTheConnectionGoesOn) {
+  Start();
+  testing::RawClient client(port_);
+  // No Content-Length and no Transfer-Encoding: no body (RFC 9112 §6.3), as
+  // `curl -X POST` sends to /approve; then a second request on the same connection.
+  const std::string auth = "Authorization: Bearer " + admin_ + "\r\n";
+  client.Send("POST /v1/echo HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n" + "POST /v1/echo HTTP/1.1\r\nHost: x\r\n" + auth +
+              "Content-Length: 0\r\nConnection: close\r\n\r\n");
+  const auto asked = std::chrono::steady_clock::now();
+  std::string answer = client.ReadUntilClosed(std::chrono::seconds(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2)) << "waited for a body";
+  ASSERT_THAT(answer, ::testing::StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(answer.substr(1), HasSubstr("HTTP/1.1 200")) << answer;
 }
 
 TEST_F(ServerTest, AHugeDeclaredLengthIs413AtOnce) {

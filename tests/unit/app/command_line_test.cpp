@@ -107,7 +107,7 @@ TEST(CommandLineTest, ValueFlagsNeedAValueAndSwitchesTakeNone) {
 TEST(CommandLineTest, PositionalArgumentsAreCounted) {
   EXPECT_THAT(ErrorOf({"ingest"}), HasSubstr("missing arguments; usage: cilia ingest FILE"));
   EXPECT_THAT(ErrorOf({"serve", "now"}), HasSubstr("unexpected argument \"now\""));
-  EXPECT_THAT(ErrorOf({"jobs", "run"}), HasSubstr("usage: cilia jobs run extract|nightly|reindex"));
+  EXPECT_THAT(ErrorOf({"jobs", "run"}), HasSubstr("usage: cilia jobs run extract|nightly|retention|reindex"));
   EXPECT_THAT(ErrorOf({"import", "a.jsonl", "b.jsonl"}), HasSubstr("unexpected argument \"b.jsonl\""));
   EXPECT_TRUE(Parse({"jobs", "run", "nightly"}).ok());
   EXPECT_TRUE(Parse({"keys", "revoke", "key_abc"}).ok());
@@ -131,7 +131,8 @@ TEST(CommandLineTest, HelpIsACommandAndAFlag) {
 
 TEST(UsageTextTest, ListsEveryCommand) {
   std::string usage = UsageText();
-  for (const char* command : {"serve", "ingest", "recall", "export", "import", "jobs", "keys", "doctor", "version"}) {
+  for (const char* command :
+       {"serve", "ingest", "recall", "search", "export", "import", "jobs", "keys", "doctor", "version"}) {
     EXPECT_THAT(usage, HasSubstr(std::string("cilia ") + command)) << command;
   }
 }
@@ -142,6 +143,35 @@ TEST(UsageTextTest, ACommandsUsageListsItsFlags) {
   EXPECT_THAT(usage, HasSubstr("--limit N"));
   EXPECT_THAT(usage, HasSubstr("--exact"));
   EXPECT_EQ(CommandUsageText("nonsense"), UsageText());
+}
+
+TEST(UsageTextTest, SearchTakesRecallsFlags) {
+  auto line = Parse({"search", "半马", "--limit", "3", "--after", "2026-05-01", "--json"});
+  ASSERT_TRUE(line.ok()) << line.status().ToString();
+  EXPECT_EQ(line->command, "search");
+  EXPECT_THAT(CommandUsageText("search"), HasSubstr("usage: cilia search QUERY"));
+  EXPECT_THAT(CommandUsageText("search"), HasSubstr("no access counts"));
+}
+
+// What main() prints after the parse error: the usage of the command that
+// was meant, with its flags, not the overview of every command.
+std::string UsageAfterError(std::initializer_list<std::string> words) {
+  std::vector<std::string> storage = {"cilia"};
+  storage.insert(storage.end(), words);
+  std::vector<char*> argv;
+  for (std::string& word : storage) argv.push_back(word.data());
+  EXPECT_FALSE(ParseCommandLine(static_cast<int>(argv.size()), argv.data()).ok());
+  return UsageForArguments(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(UsageTextTest, AnArgumentErrorShowsThatCommandsUsage) {
+  EXPECT_EQ(UsageAfterError({"ingest"}), CommandUsageText("ingest"));
+  EXPECT_EQ(UsageAfterError({"search", "x", "--limt", "3"}), CommandUsageText("search"));
+  EXPECT_EQ(UsageAfterError({"keys", "create", "--scopes"}), CommandUsageText("keys"));
+  EXPECT_EQ(UsageAfterError({"jobs", "run"}), CommandUsageText("jobs"));
+  EXPECT_THAT(UsageAfterError({"export", "extra"}), HasSubstr("usage: cilia export [flags]"));
+  EXPECT_EQ(UsageAfterError({"recal", "x"}), UsageText()) << "an unknown command gets the overview";
+  EXPECT_EQ(UsageAfterError({}), UsageText());
 }
 
 }  // namespace

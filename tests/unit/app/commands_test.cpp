@@ -62,6 +62,14 @@ TEST(ExitWithErrorTest, ReturnsTheExitCode) {
   EXPECT_EQ(ExitWithError(Status::IOError("disk"), kExitFailure), 1);
 }
 
+TEST(UsageErrorTest, PrintsTheErrorThenTheCommandsUsageAndIsExitCode2) {
+  ::testing::internal::CaptureStderr();
+  const int code = UsageError("search", Status::InvalidArgument("--limit: must be a number"));
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(code, kExitUsage);
+  EXPECT_EQ(said, "cilia: --limit: must be a number\n\n" + CommandUsageText("search"));
+}
+
 TEST(KeyStorePathTest, IsSystemDbInTheDataDir) {
   Config config;
   config.server.data_dir = "/srv/数据";

@@ -83,7 +83,37 @@ TEST_F(JobsCommandTest, ReindexStillWorksAndUnknownJobsAreUsageErrors) {
   std::string out;
   EXPECT_EQ(Run("reindex", &out), kExitOk);
   EXPECT_THAT(out, HasSubstr("reindex: ok"));
+  ::testing::internal::CaptureStderr();
   EXPECT_EQ(Run("dream", &out), kExitUsage);
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("usage: cilia jobs run"));
+}
+
+TEST(FormatResultsTest, DateTitleAndScoreThenTheTextWithoutIds) {
+  json reply = {{"results",
+                 {{{"id", "w_12"},
+                   {"conversation_id", "run-club"},
+                   {"message_ids", {"1", "2"}},
+                   {"created_at", "2026-05-01T23:38:00+08:00"},
+                   {"score", 0.8312},
+                   {"text", "[2026-05-01 · 跑步]\n阿杰: 报上了！6月14号那个天府锦江半马"}},
+                  {{"id", "x_3"},
+                   {"conversation_id", "trip"},
+                   {"message_ids", {"a1"}},
+                   {"layer", "excerpt"},
+                   {"created_at", "2026-05-08T10:00:00+08:00"},
+                   {"score", 0.5},
+                   {"text", "Mina plans a trip"}}}}};
+  EXPECT_EQ(FormatResults(reply),
+            "2026-05-01 · 跑步 · 0.831\n阿杰: 报上了！6月14号那个天府锦江半马\n"
+            "\n"
+            "2026-05-08 · trip · 0.500\nMina plans a trip\n");
+  EXPECT_EQ(FormatResults(json{{"results", json::array()}}), "no results\n");
+}
+
+TEST(FormatJobRunTest, OutcomeItemsErrorAndDetail) {
+  json run = {
+      {"job", "nightly"}, {"outcome", "failed"}, {"items", 2}, {"error", "upstream 502"}, {"detail", {{"days", 1}}}};
+  EXPECT_EQ(FormatJobRun(run), "nightly: failed, 2 items — upstream 502\n{\n  \"days\": 1\n}\n");
 }
 
 }  // namespace

@@ -366,6 +366,17 @@ TEST_F(ConfigTest, AModelMustNameADefinedProvider) {
               HasSubstr("models.aliases.x: expected a string"));
 }
 
+TEST_F(ConfigTest, PatternAliasesAndTheFallbackAreReadAndCheckedLikeTheOtherTargets) {
+  auto config = LoadToml(std::string("[models]\naliases = { \"claude-*\" = \"claude/sonnet\" }\n"
+                                     "fallback = \"main/big\"\n") + kProviders);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->models.aliases.at("claude-*"), "claude/sonnet");
+  EXPECT_EQ(config->models.fallback, "main/big");
+  EXPECT_EQ(LoadToml(kProviders)->models.fallback, "") << "no fallback unless one is set: a 400";
+  EXPECT_THAT(ErrorOf(LoadToml(std::string("[models]\nfallback = \"nobody/x\"\n") + kProviders)),
+              HasSubstr("models.fallback: provider \"nobody\" is not defined"));
+}
+
 TEST_F(ConfigTest, AModelSetInTheEnvironmentIsBlamedOnTheEnvironment) {
   sources_.env = {{"CILIA_MODELS_CHAT", "nobody/x"}};
   EXPECT_THAT(ErrorOf(LoadToml(kProviders)),
@@ -418,6 +429,16 @@ TEST_F(ConfigTest, RetrievalLimitsMustFitTogether) {
   EXPECT_THAT(ErrorOf(LoadToml("[retrieval]\nvector_weight = 0\nlexical_weight = 0\n")),
               HasSubstr("must not both be 0"));
   EXPECT_THAT(ErrorOf(LoadToml("[retrieval]\nvector_weight = -0.5\n")), HasSubstr("retrieval.vector_weight"));
+}
+
+TEST_F(ConfigTest, ThePreciousBudgetHasADefaultAndARange) {
+  auto defaults = LoadToml("");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->gateway.precious_tokens, 800);
+  auto none = LoadToml("[gateway]\nprecious_tokens = 0\n");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->gateway.precious_tokens, 0) << "0: no precious block";
+  EXPECT_THAT(ErrorOf(LoadToml("[gateway]\nprecious_tokens = -1\n")), HasSubstr("gateway.precious_tokens"));
 }
 
 TEST(ListenAddressTest, ParsesHostAndPort) {

@@ -72,6 +72,16 @@ TEST_F(DataDirLockTest, TheHolderCanBeAskedWithoutTakingTheLock) {
   EXPECT_EQ(DataDirHolder(dir_ + "/does-not-exist"), "");
 }
 
+TEST_F(DataDirLockTest, TheHoldersPidAndCommandAreReadBack) {
+  EXPECT_FALSE(FindDataDirHolder(dir_).has_value());
+  auto jobs = DataDirLock::Acquire(dir_, "cilia jobs run nightly");
+  ASSERT_TRUE(jobs.ok());
+  auto holder = FindDataDirHolder(dir_);
+  ASSERT_TRUE(holder.has_value());
+  EXPECT_EQ(holder->pid, getpid());
+  EXPECT_EQ(holder->command, "cilia jobs run nightly");
+}
+
 TEST_F(DataDirLockTest, AMissingDataDirIsAnIOError) {
   auto lock = DataDirLock::Acquire(dir_ + "/missing", "cilia serve");
   ASSERT_FALSE(lock.ok());

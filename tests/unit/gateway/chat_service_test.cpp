@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <string>
@@ -14,6 +15,7 @@
 #include "core/executor.h"
 #include "llm/upstream.h"
 #include "memory/archive/archive.h"
+#include "memory/upkeep/precious.h"
 #include "net/sse.h"
 #include "store/message_repo.h"
 #include "store/summary_repo.h"
@@ -24,14 +26,21 @@ namespace {
 
 using nlohmann::json;
 
-// A scripted OpenAI-compatible upstream. The last user text decides:
-// "RECALL" calls recall, "WEATHER" calls the client's tool, "BOTH" both,
-// "FAIL" answers 500; a request ending in a tool result answers with it.
-class ScriptedUpstream {
+// A local upstream on POST {base_url}/<path>: every request body is kept,
+// then answered by `answer`.
+class RecordingUpstream {
  public:
-  ScriptedUpstream()
-      : server_([this](httplib::Server& s) {
-          s.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { Answer(req, res); });
+  using Answer = std::function<void(const json& body, httplib::Response& res)>;
+  RecordingUpstream(const std::string& path, Answer answer)
+      : answer_(std::move(answer)), server_([this, path](httplib::Server& s) {
+          s.Post("/v1/" + path, [this](const httplib::Request& req, httplib::Response& res) {
+            const json body = json::parse(req.body);
+            {
+              std::lock_guard<std::mutex> lock(mu_);
+              requests_.push_back(body);
+            }
+            answer_(body, res);
+          });
         }) {}
 
   std::string base_url() const { return server_.Url("/v1"); }
@@ -41,16 +50,25 @@ class ScriptedUpstream {
   }
 
  private:
+  const Answer answer_;
+  std::mutex mu_;
+  std::vector<json> requests_;
+  testing::LocalServer server_;
+};
+
+// A scripted OpenAI-compatible upstream. The last user text decides:
+// "RECALL" calls recall, "WEATHER" calls the client's tool, "BOTH" both,
+// "FAIL" answers 500; a request ending in a tool result answers with it.
+class ScriptedUpstream : public RecordingUpstream {
+ public:
+  ScriptedUpstream() : RecordingUpstream("chat/completions", &ScriptedUpstream::Answer) {}
+
+ private:
   static json Call(const std::string& id, const std::string& name, const std::string& arguments) {
     return {{"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
   }
 
-  void Answer(const httplib::Request& req, httplib::Response& res) {
-    const json body = json::parse(req.body);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      requests_.push_back(body);
-    }
+  static void Answer(const json& body, httplib::Response& res) {
     const json& last = body["messages"].back();
     std::string user_text;
     for (const json& m : body["messages"]) {
@@ -113,10 +131,61 @@ class ScriptedUpstream {
     sse += "data: " + json{{"id", "cmpl-s"}, {"choices", json::array()}, {"usage", usage}}.dump() + "\n\ndata: [DONE]\n\n";
     res.set_content(sse, "text/event-stream");
   }
+};
 
-  std::mutex mu_;
-  std::vector<json> requests_;
-  testing::LocalServer server_;
+// A scripted upstream that speaks Responses. The last user text decides:
+// "RECALL" answers encrypted reasoning and a recall call; a request ending
+// in a function_call_output answers with it; anything else is echoed.
+class ScriptedResponsesUpstream : public RecordingUpstream {
+ public:
+  ScriptedResponsesUpstream() : RecordingUpstream("responses", &ScriptedResponsesUpstream::Answer) {}
+
+ private:
+  static void Answer(const json& body, httplib::Response& res) {
+    const json& input = body["input"];
+    const json& last = input.back();
+    std::string user_text;
+    for (const json& item : input) {
+      if (item.value("role", "") == "user") user_text = item["content"].is_string() ? item["content"].get<std::string>() : item["content"][0]["text"].get<std::string>();
+    }
+    json output = json::array();
+    if (last.value("type", "") == "function_call_output") {
+      output.push_back({{"id", "msg_2"}, {"type", "message"}, {"role", "assistant"},
+                        {"content", json::array({{{"type", "output_text"}, {"text", "tool result: " + last["output"].get<std::string>()}}})}});
+    } else if (user_text.find("RECALL") != std::string::npos) {
+      output.push_back({{"id", "rs_1"}, {"type", "reasoning"}, {"summary", json::array()}, {"encrypted_content", "gAAA-up=="}});
+      output.push_back({{"id", "fc_1"}, {"type", "function_call"}, {"call_id", "call_r"}, {"name", "recall"},
+                        {"arguments", R"({"query":"cat named"})"}});
+    } else {
+      output.push_back({{"id", "msg_1"}, {"type", "message"}, {"role", "assistant"},
+                        {"content", json::array({{{"type", "output_text"}, {"text", "echo: " + user_text.substr(0, user_text.find("\n\n"))}}})}});
+    }
+    const json response = {{"id", "resp_up"}, {"object", "response"}, {"status", "completed"}, {"output", output},
+                           {"instructions", body.value("instructions", "")}, {"tools", body.value("tools", json::array())},
+                           {"usage", {{"input_tokens", 100}, {"input_tokens_details", {{"cached_tokens", 60}}},
+                                      {"output_tokens", 10}, {"output_tokens_details", {{"reasoning_tokens", 4}}}}}};
+    if (!body.value("stream", false)) {
+      res.set_content(response.dump(), "application/json");
+      return;
+    }
+    int64_t sequence = 0;
+    std::string sse;
+    auto event = [&](json e) {
+      e["sequence_number"] = sequence++;
+      sse += "event: " + e["type"].get<std::string>() + "\ndata: " + e.dump() + "\n\n";
+    };
+    event({{"type", "response.created"}, {"response", {{"id", "resp_up"}, {"status", "in_progress"}}}});
+    for (size_t i = 0; i < output.size(); ++i) {
+      event({{"type", "response.output_item.added"}, {"output_index", i}, {"item", output[i]}});
+      if (output[i]["type"] == "message") {
+        event({{"type", "response.output_text.delta"}, {"output_index", i}, {"item_id", output[i]["id"]},
+               {"delta", output[i]["content"][0]["text"]}});
+      }
+      event({{"type", "response.output_item.done"}, {"output_index", i}, {"item", output[i]}});
+    }
+    event({{"type", "response.completed"}, {"response", response}});
+    res.set_content(sse, "text/event-stream");
+  }
 };
 
 class CollectingSink : public ChatSink {
@@ -149,6 +218,11 @@ class ChatServiceTest : public ::testing::Test {
     provider.base_url = upstream_.base_url();
     provider.api_key = "test-upstream-key";
     config_.providers.push_back(provider);
+    ProviderConfig responses;
+    responses.name = "resp";
+    responses.base_url = responses_upstream_.base_url();
+    responses.wire_api = WireApi::kResponses;
+    config_.providers.push_back(responses);
     config_.models.chat = "up/model";
     registry_ = std::move(memory::Registry::Open(config_, clock_)).value();
     service_ = std::make_unique<ChatService>(registry_->config(), *registry_, executor_);
@@ -215,6 +289,7 @@ class ChatServiceTest : public ::testing::Test {
   testing::TempDir dir_;
   FakeClock clock_;
   ScriptedUpstream upstream_;
+  ScriptedResponsesUpstream responses_upstream_;
   Config config_;
   Executor executor_{4, 16};
   std::unique_ptr<memory::Registry> registry_;
@@ -260,6 +335,25 @@ TEST_F(ChatServiceTest, TheUpstreamSeesMemoryAfterTheClientsTextAndTheRecallTool
   EXPECT_NE(user.find("<turn_context>"), std::string::npos);
   EXPECT_NE(user.find("Mochi"), std::string::npos) << "the menu names the earlier fact";
   EXPECT_FALSE(Turns().front().injected["menu"].empty());
+}
+
+TEST_F(ChatServiceTest, APinnedPassageIsInTheCachedSystemPrefixWithTheSameBytesEveryTurn) {
+  auto pinned = memory::Pin(ns(), {"pets", {"p1"}, "My cat is named Mochi", store::Author::kOwner}, clock_.Now());
+  ASSERT_TRUE(pinned.ok()) << pinned.status().ToString();
+  const std::string said_on = ns().tz().FormatLocal(clock_.Now() - 86'400'000, false);
+  Complete(Body({User("first words")}), "pin");
+  clock_.Advance(60'000);
+  Complete(Body({User("first words"), Assistant("echo: first words"), User("second words")}), "pin");
+  const auto sent = upstream_.requests();
+  ASSERT_EQ(sent.size(), 2u);
+  const json& system = sent[0]["messages"][0];
+  ASSERT_EQ(system["role"], "system");
+  const std::string text = system["content"].get<std::string>();
+  EXPECT_NE(text.find("<precious_passages>\n<passage date=\"" + said_on + "\">\nMy cat is named Mochi\n</passage>\n</precious_passages>"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(sent[1]["messages"][0].dump(), system.dump()) << "the stable prefix must not change between turns";
+  EXPECT_EQ(Turns().front().injected["precious"], json::array({"p_" + std::to_string(pinned->id)}));
 }
 
 TEST_F(ChatServiceTest, ARecallCallIsRunInsideAndTheClientGetsOneAnswer) {
@@ -497,6 +591,70 @@ TEST_F(ChatServiceTest, AResponsesRequestWithABuiltInToolIsRefusedNamingIt) {
   EXPECT_EQ(turn.status().code(), Code::kInvalidArgument);
   EXPECT_NE(turn.status().message().find("tools[0].type"), std::string::npos);
   EXPECT_TRUE(upstream_.requests().empty());
+}
+
+TEST_F(ChatServiceTest, AResponsesClientOnAResponsesUpstreamIsPassedThroughWithTheMemoryAndRecallInside) {
+  const json reasoning = {{"type", "reasoning"}, {"id", "rs_0"}, {"summary", json::array()}, {"encrypted_content", "gAAA-client=="}};
+  for (const bool stream : {false, true}) {
+    const json body = {{"model", "resp/gpt"},
+                       {"instructions", "You are Codex."},
+                       {"include", json::array({"reasoning.encrypted_content"})},
+                       {"prompt_cache_key", "session-1"},
+                       {"text", {{"verbosity", "low"}}},
+                       {"store", false},
+                       {"stream", stream},
+                       {"tools", json::array({{{"type", "web_search"}}})},
+                       {"input", json::array({reasoning, {{"role", "user"}, {"content", "what is my cat called? RECALL"}}})}};
+    ChatCall call = Call(body);
+    call.endpoint = ChatEndpoint::kResponses;
+    auto turn = service_->Prepare(std::move(call));
+    ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+    json response;
+    if (stream) {
+      CollectingSink sink;
+      ASSERT_TRUE(service_->Stream(**turn, sink).ok());
+      int64_t sequence = 0;
+      for (const std::string& e : sink.Events()) {
+        const json event = json::parse(e);
+        EXPECT_EQ(event["sequence_number"], sequence++) << e;
+        EXPECT_EQ(e.find("call_r"), std::string::npos) << "the recall call stays inside: " << e;
+        if (event["type"] == "response.completed") response = event["response"];
+      }
+    } else {
+      ChatReply reply = service_->Complete(**turn);
+      ASSERT_EQ(reply.http_status, 200) << reply.body.dump();
+      response = reply.body;
+    }
+    ASSERT_TRUE(response.is_object()) << stream;
+    ASSERT_EQ(response["output"].size(), 2u) << response.dump();
+    EXPECT_EQ(response["output"][0]["encrypted_content"], "gAAA-up==") << "the upstream's reasoning reaches the client";
+    EXPECT_NE(response["output"][1]["content"][0]["text"].get<std::string>().find("Mochi"), std::string::npos);
+    EXPECT_EQ(response["instructions"], "You are Codex.");
+    EXPECT_EQ(response["tools"], body["tools"]);
+    EXPECT_EQ(response["usage"]["input_tokens"], 200) << "both rounds";
+    EXPECT_EQ(response["model"], "resp/gpt");
+
+    const std::vector<json> sent = responses_upstream_.requests();
+    ASSERT_GE(sent.size(), 2u);
+    const json& first = sent[sent.size() - 2];
+    for (const char* field : {"include", "prompt_cache_key", "text", "store"}) EXPECT_EQ(first[field], body[field]) << field;
+    EXPECT_EQ(first["input"][0], reasoning) << "the client's encrypted reasoning goes up unchanged";
+    EXPECT_EQ(first["input"][1]["content"].get<std::string>().find("what is my cat called? RECALL\n\n<turn_context>"), 0u);
+    EXPECT_EQ(first["instructions"].get<std::string>().find("You are Codex.\n\n<memory_guide>"), 0u);
+    EXPECT_EQ(first["tools"][0], body["tools"][0]) << "built-in tools pass through";
+    EXPECT_EQ(first["tools"][1]["name"], "recall");
+    const json& again = sent.back()["input"];
+    ASSERT_EQ(again.size(), 5u);
+    EXPECT_EQ(again[2]["encrypted_content"], "gAAA-up==") << "the round's reasoning goes back with its call";
+    EXPECT_EQ(again[3]["call_id"], "call_r");
+    EXPECT_EQ(again[4]["type"], "function_call_output");
+  }
+  const auto turns = Turns();
+  ASSERT_EQ(turns.size(), 2u);
+  EXPECT_EQ(turns[0].reasoning_tokens, 8);
+  EXPECT_EQ(turns[0].cache_read_tokens, 120);
+  EXPECT_EQ(turns[0].upstream_model, "resp/gpt");
+  EXPECT_TRUE(upstream_.requests().empty()) << "the Chat Completions upstream saw nothing";
 }
 
 }  // namespace

@@ -203,6 +203,28 @@ TEST(PromptAssembler, TheMemoryGuideHeadsBp1BeforeTheProfileOnBothWires) {
   EXPECT_LT(body.find("<memory_guide>"), body.find("<profile name")) << body;
 }
 
+TEST(PromptAssembler, PreciousPassagesCloseBp1AfterTheProfileOnBothWires) {
+  MemoryBlocks memory = FullMemory();
+  memory.precious = "<passage date=\"2026-05-01\">\n星星会替我们记得。\n</passage>";
+  const Assembled anthropic = MustAssemble(ChatRequest(), memory, RecallTool(), Anthropic());
+  const std::string bp1 = SystemText(anthropic.body, 1);
+  EXPECT_NE(bp1.find("</profile>\n\n<precious_passages>\n<passage date=\"2026-05-01\">\n星星会替我们记得。\n</passage>\n"
+                     "</precious_passages>"),
+            std::string::npos)
+      << bp1;
+  EXPECT_EQ(bp1.substr(bp1.size() - std::string("</precious_passages>").size()), "</precious_passages>");
+  EXPECT_THAT(MarkerPlaces(anthropic.body), ElementsAre("system[1]", "system[2]", "system[3]", "messages[3][0]"))
+      << "in BP1's block: no marker of its own";
+  const std::string openai = MustAssemble(ChatRequest(), memory, RecallTool(), OpenAI()).body.dump();
+  ASSERT_NE(openai.find("<precious_passages>"), std::string::npos) << openai;
+  EXPECT_LT(openai.find("<profile name"), openai.find("<precious_passages>"));
+  EXPECT_LT(openai.find("<precious_passages>"), openai.find("<recent_days>"));
+  memory.precious = " \n";
+  EXPECT_EQ(MustAssemble(ChatRequest(), memory, RecallTool(), Anthropic()).body.dump().find("precious_passages"),
+            std::string::npos)
+      << "no passages, no block";
+}
+
 TEST(PromptAssembler, WithoutClientMarkersPlacesAllFourBreakpoints) {
   const Assembled out = MustAssemble(ChatRequest(), FullMemory(), RecallTool(), Anthropic());
   // BP1 on the profile, BP2 on the pack, BP3 on the summary, BP4 on the last history message.
@@ -688,6 +710,102 @@ TEST(PromptAssembler, OpenAIToolMessagesAndToolCallsPassThrough) {
   ASSERT_EQ(messages.size(), 5u);
   EXPECT_EQ(messages[2], call);
   EXPECT_EQ(messages[3], result);
+}
+
+// ---------------------------------------------------------------------------
+// Responses, passed through
+
+AssembleOptions Responses() { return AssembleOptions{Wire::kResponses}; }
+
+json ResponsesRecallTool() {
+  return json{{"type", "function"}, {"name", "recall"}, {"parameters", {{"type", "object"}}}};
+}
+
+json InputText(const std::string& text) { return json{{"type", "input_text"}, {"text", text}}; }
+
+// What Codex sends on its second request of a turn: its developer and
+// context messages, the user's question, the model's encrypted reasoning
+// and its shell call with the output, then a new user message.
+json CodexRequest() {
+  return json{{"model", "gpt-5-codex"},
+              {"instructions", "You are Codex, a coding agent."},
+              {"include", json::array({"reasoning.encrypted_content"})},
+              {"prompt_cache_key", "0199-session"},
+              {"text", {{"verbosity", "low"}}},
+              {"service_tier", "priority"},
+              {"parallel_tool_calls", false},
+              {"reasoning", {{"effort", "high"}, {"summary", "auto"}}},
+              {"store", false},
+              {"stream", true},
+              {"tools", {{{"type", "function"}, {"name", "shell"}, {"parameters", {{"type", "object"}}}},
+                         {{"type", "web_search"}}}},
+              {"input",
+               {{{"type", "message"}, {"role", "developer"}, {"content", json::array({InputText("<permissions>…</permissions>")})}},
+                {{"type", "message"}, {"role", "user"}, {"content", json::array({InputText("<environment_context>…</environment_context>")})}},
+                {{"type", "message"}, {"role", "user"}, {"content", json::array({InputText("List the files.")})}},
+                {{"type", "reasoning"}, {"id", "rs_1"}, {"summary", json::array()}, {"encrypted_content", "gAAAAB-opaque=="}},
+                {{"type", "function_call"}, {"id", "fc_1"}, {"call_id", "call_1"}, {"name", "shell"}, {"arguments", "{\"command\":[\"ls\"]}"}},
+                {{"type", "function_call_output"}, {"call_id", "call_1"}, {"output", "a.txt"}},
+                {{"type", "message"}, {"role", "assistant"}, {"content", json::array({{{"type", "output_text"}, {"text", "One file: a.txt."}}})}},
+                {{"type", "message"}, {"role", "user"}, {"content", json::array({InputText("And the hidden ones?")})}}}}};
+}
+
+TEST(PromptAssembler, ResponsesKeepsEveryFieldAndItemAndAddsTheMemoryAtBothEnds) {
+  const json request = CodexRequest();
+  MemoryBlocks memory = FullMemory();
+  memory.summary.clear();
+  const Assembled out = MustAssemble(request, memory, ResponsesRecallTool(), Responses());
+  for (const auto& field : request.items()) {
+    if (field.key() == "instructions" || field.key() == "tools" || field.key() == "input") continue;
+    EXPECT_EQ(out.body[field.key()], field.value()) << field.key() << " goes up as the client sent it";
+  }
+  const std::string instructions = out.body["instructions"];
+  EXPECT_EQ(instructions.find("You are Codex, a coding agent.\n\n<profile name=\"persona\">"), 0u);
+  EXPECT_LT(instructions.find("<profile name=\"user\">"), instructions.find("<recent_days>"));
+  EXPECT_EQ(out.body["tools"], json::array({request["tools"][0], request["tools"][1], ResponsesRecallTool()}));
+  EXPECT_TRUE(out.recall_offered);
+  const json& input = out.body["input"];
+  ASSERT_EQ(input.size(), request["input"].size());
+  for (size_t i = 0; i + 1 < input.size(); ++i) EXPECT_EQ(input[i], request["input"][i]) << "item " << i;
+  EXPECT_EQ(input[3]["encrypted_content"], "gAAAAB-opaque==");
+  const json& last = input.back()["content"];
+  ASSERT_EQ(last.size(), 2u);
+  EXPECT_EQ(last[0], InputText("And the hidden ones?"));
+  EXPECT_EQ(last[1]["type"], "input_text");
+  EXPECT_EQ(last[1]["text"].get<std::string>().find("<turn_context>\nCurrent time: 2026-06-19 21:03"), 0u);
+  EXPECT_FALSE(HasCacheControlAnywhere(out.body));
+}
+
+TEST(PromptAssembler, ResponsesPrefixIsTheSameOnTheNextTurn) {
+  const json first = CodexRequest();
+  json second = first;
+  second["input"].push_back({{"type", "message"}, {"role", "assistant"}, {"content", json::array({{{"type", "output_text"}, {"text", "None."}}})}});
+  second["input"].push_back({{"type", "message"}, {"role", "user"}, {"content", json::array({InputText("Thanks.")})}});
+  MemoryBlocks memory = FullMemory();
+  const Assembled a = MustAssemble(first, memory, ResponsesRecallTool(), Responses());
+  memory.volatile_text = "Current time: 2026-06-19 21:09\nMenu:\n06-15 a different hint";
+  const Assembled b = MustAssemble(second, memory, ResponsesRecallTool(), Responses());
+  EXPECT_EQ(a.body["instructions"].dump(), b.body["instructions"].dump());
+  EXPECT_EQ(a.body["tools"].dump(), b.body["tools"].dump());
+  for (size_t i = 0; i + 1 < first["input"].size(); ++i) {
+    EXPECT_EQ(a.body["input"][i].dump(), b.body["input"][i].dump()) << "item " << i;
+  }
+  EXPECT_EQ(b.body["input"][first["input"].size() - 1], first["input"].back()) << "last turn's block is gone";
+}
+
+TEST(PromptAssembler, ResponsesStringInputStaysAStringAndTimeLinesLeaveTheInstructions) {
+  const json request = {{"model", "m"}, {"instructions", "Be brief.\nCurrent time: 2026-06-19 21:03"}, {"input", "hi"}};
+  MemoryBlocks memory;
+  memory.volatile_text = "Menu:\n06-14 half marathon";
+  const Assembled out = MustAssemble(request, memory, nullptr, Responses());
+  EXPECT_EQ(out.body["instructions"], "Be brief.");
+  EXPECT_EQ(out.body["input"],
+            "hi\n\n<turn_context>\nCurrent time: 2026-06-19 21:03\n\nMenu:\n06-14 half marathon\n</turn_context>");
+  EXPECT_FALSE(out.body.contains("tools"));
+  const json untouched = {{"model", "m"}, {"input", json::array({{{"role", "user"}, {"content", "hi"}}})}};
+  EXPECT_EQ(MustAssemble(untouched, MemoryBlocks{}, nullptr, Responses()).body, untouched)
+      << "no memory: the body goes as it came";
+  EXPECT_EQ(Assemble(json{{"input", 3}}, memory, nullptr, Responses()).status().code(), Code::kInvalidArgument);
 }
 
 // ---------------------------------------------------------------------------

@@ -151,5 +151,41 @@ TEST_F(RecallRoundsTest, MergeRoundsReadsAsOneAnswerWithoutCiliasToolCalls) {
   EXPECT_EQ(kept["stop_reason"], "tool_use") << "the client's own tool call stays";
 }
 
+TEST_F(RecallRoundsTest, AResponsesRoundSendsBackTheItemsAsTheUpstreamSentThemThenTheResults) {
+  UpstreamRounds rounds = Rounds(Wire::kResponses, 1);
+  rounds.body = {{"input", "what is my cat called?"}, {"store", false}};
+  llm::AssistantTurn answer = Calls({{"call_r", "recall", R"({"query":"cat named"})"}});
+  answer.items = json::parse(R"([{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA=="},
+                                 {"type":"reasoning","id":"rs_2","summary":[]},
+                                 {"type":"function_call","id":"fc_1","call_id":"call_r","name":"recall","arguments":"{\"query\":\"cat named\"}"}])");
+  ASSERT_TRUE(Continue(rounds, answer));
+  const json& input = rounds.body["input"];
+  ASSERT_EQ(input.size(), 4u);
+  EXPECT_EQ(input[0], json::parse(R"({"type":"message","role":"user","content":"what is my cat called?"})"));
+  EXPECT_EQ(input[1], answer.items[0]) << "encrypted reasoning goes back unchanged";
+  EXPECT_EQ(input[2], answer.items[2]) << "store false: a reasoning item without its content names nothing the upstream kept";
+  EXPECT_EQ(input[3]["type"], "function_call_output");
+  EXPECT_EQ(input[3]["call_id"], "call_r");
+  EXPECT_NE(input[3]["output"].get<std::string>().find("Mochi"), std::string::npos);
+  EXPECT_EQ(rounds.body["tool_choice"], "none") << "the last round allowed";
+}
+
+TEST_F(RecallRoundsTest, MergedResponsesRoundsShowEveryRoundsItemsButCiliasCalls) {
+  llm::AssistantTurn earlier = Calls({{"call_r", "recall", "{}"}});
+  earlier.items = json::parse(R"([{"type":"reasoning","id":"rs_1","summary":[]},
+                                  {"type":"function_call","id":"fc_1","call_id":"call_r","name":"recall","arguments":"{}"}])");
+  const json last = json::parse(R"({"id":"resp_2","status":"completed",
+      "output":[{"type":"message","id":"msg_2","content":[{"type":"output_text","text":"Mochi."}]}],
+      "usage":{"input_tokens":150,"output_tokens":5}})");
+  const json merged = MergeRounds(last, {earlier}, {250, 15, 100, 0, 3}, Wire::kResponses, true);
+  ASSERT_EQ(merged["output"].size(), 2u);
+  EXPECT_EQ(merged["output"][0]["id"], "rs_1");
+  EXPECT_EQ(merged["output"][1]["id"], "msg_2");
+  EXPECT_EQ(merged["usage"]["input_tokens"], 250);
+  EXPECT_EQ(merged["usage"]["input_tokens_details"]["cached_tokens"], 100);
+  EXPECT_EQ(merged["usage"]["output_tokens_details"]["reasoning_tokens"], 3);
+  EXPECT_EQ(merged["status"], "completed");
+}
+
 }  // namespace
 }  // namespace cilia::gateway

@@ -75,5 +75,46 @@ TEST_F(ResponsesTurnTest, AResponseNoLongerKeptIsFoundThroughTheArchive) {
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
 }
 
+TEST_F(ResponsesTurnTest, TheUpstreamBodyIsTheClientsWithTheChainAsItemsInFront) {
+  const json body = json::parse(R"({"model":"m","instructions":"rules","include":["reasoning.encrypted_content"],
+      "prompt_cache_key":"k","tools":[{"type":"web_search"}],"store":false,
+      "input":[{"type":"reasoning","id":"rs_0","summary":[],"encrypted_content":"gAAA=="},{"role":"user","content":"hi"}]})");
+  auto first = ReadResponsesCall(body, store_, "default", &ns(), 0);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->turn.upstream_body, body) << "nothing to resolve: the body as it came";
+  EXPECT_EQ(first->turn.chat_refusal.code(), Code::kInvalidArgument) << "web_search: only for a Responses upstream";
+  first->turn.pass_through = true;
+  const json response = json::parse(R"({"id":"resp_p","status":"completed",
+      "output":[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gBBB=="},
+                {"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello"}]}]})");
+  const StoredResponse kept = KeptResponse(first->turn, response, "conv-p");
+  ASSERT_EQ(kept.items.size(), 4u);
+  EXPECT_EQ(kept.items[0]["encrypted_content"], "gAAA==");
+  EXPECT_EQ(kept.items[2]["encrypted_content"], "gBBB==");
+  store_.Put("default", "resp_p", kept);
+
+  auto next = ReadResponsesCall(json::parse(R"({"model":"m","previous_response_id":"resp_p","input":"and then?"})"), store_,
+                                "default", &ns(), 0);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  const json& upstream = next->turn.upstream_body;
+  EXPECT_FALSE(upstream.contains("previous_response_id")) << "the upstream never saw cilia's ids";
+  ASSERT_EQ(upstream["input"].size(), 5u);
+  EXPECT_EQ(upstream["input"][0], body["input"][0]);
+  EXPECT_EQ(upstream["input"][2], response["output"][0]);
+  EXPECT_EQ(upstream["input"][4], json::parse(R"({"type":"message","role":"user","content":"and then?"})"));
+  EXPECT_TRUE(next->turn.chat_refusal.ok());
+
+  // Kept from a converted turn (no items): its chat messages go as items.
+  auto converted = ReadResponsesCall(json::parse(R"({"input":"weather?"})"), store_, "default", &ns(), 0);
+  ASSERT_TRUE(converted.ok());
+  store_.Put("default", "resp_c", KeptResponse(converted->turn, json::parse(R"({"output":[
+      {"type":"message","role":"assistant","content":[{"type":"output_text","text":"sunny"}]}]})"), "conv-c"));
+  auto after = ReadResponsesCall(json::parse(R"({"previous_response_id":"resp_c","input":"thanks"})"), store_, "default",
+                                 &ns(), 0);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->turn.upstream_body["input"], json::parse(R"([{"type":"message","role":"user","content":"weather?"},
+      {"type":"message","role":"assistant","content":"sunny"},{"type":"message","role":"user","content":"thanks"}])"));
+}
+
 }  // namespace
 }  // namespace cilia::gateway

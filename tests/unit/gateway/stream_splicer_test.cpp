@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "llm/responses_stream.h"
 #include "llm/stream.h"
 #include "net/sse.h"
 
@@ -169,6 +171,118 @@ TEST(AnthropicSplicer, WithoutAHiddenToolEverythingPassesInOrder) {
   out += splicer->EndRound(false, {1, 3, 0, 0});
   EXPECT_EQ(Events(out).size(), 5u);
   EXPECT_NE(out.find("\"recall\""), std::string::npos) << "a client tool of that name is the client's";
+}
+
+// ---- Responses, passed through ------------------------------------------------
+
+json Numbered(json event, int64_t sequence) {
+  event["sequence_number"] = sequence;
+  return event;
+}
+
+// A recall round as a Responses upstream streams it: encrypted reasoning,
+// then the call to cilia's recall.
+std::string RecallRound() {
+  const json reasoning = {{"id", "rs_1"}, {"type", "reasoning"}, {"summary", json::array()}, {"encrypted_content", "gAAA=="}};
+  const json call = {{"id", "fc_1"}, {"type", "function_call"}, {"call_id", "call_r"}, {"name", "recall"}, {"arguments", "{\"query\":\"cat\"}"}};
+  return Event(Numbered({{"type", "response.created"}, {"response", {{"id", "resp_up1"}, {"instructions", "rules + memory"}}}}, 0)) +
+         Event(Numbered({{"type", "response.output_item.added"}, {"output_index", 0}, {"item", reasoning}}, 1)) +
+         Event(Numbered({{"type", "response.output_item.done"}, {"output_index", 0}, {"item", reasoning}}, 2)) +
+         Event(Numbered({{"type", "response.output_item.added"}, {"output_index", 1}, {"item", call}}, 3)) +
+         Event(Numbered({{"type", "response.function_call_arguments.delta"}, {"output_index", 1}, {"item_id", "fc_1"}, {"delta", "{}"}}, 4)) +
+         Event(Numbered({{"type", "response.output_item.done"}, {"output_index", 1}, {"item", call}}, 5)) +
+         Event(Numbered({{"type", "response.completed"},
+                         {"response", {{"id", "resp_up1"}, {"status", "completed"}, {"output", {reasoning, call}},
+                                       {"usage", {{"input_tokens", 100}, {"output_tokens", 10}}}}}}, 6));
+}
+
+std::string AnswerRound() {
+  const json message = {{"id", "msg_2"}, {"type", "message"}, {"role", "assistant"},
+                        {"content", json::array({{{"type", "output_text"}, {"text", "Mochi."}}})}};
+  return Event(Numbered({{"type", "response.created"}, {"response", {{"id", "resp_up2"}}}}, 0)) +
+         Event(Numbered({{"type", "response.in_progress"}, {"response", {{"id", "resp_up2"}}}}, 1)) +
+         Event(Numbered({{"type", "response.output_item.added"}, {"output_index", 0}, {"item", message}}, 2)) +
+         Event(Numbered({{"type", "response.output_text.delta"}, {"output_index", 0}, {"item_id", "msg_2"}, {"delta", "Mochi."}}, 3)) +
+         Event(Numbered({{"type", "response.output_item.done"}, {"output_index", 0}, {"item", message}}, 4)) +
+         Event(Numbered({{"type", "response.completed"},
+                         {"response", {{"id", "resp_up2"}, {"status", "completed"}, {"output", json::array({message})},
+                                       {"usage", {{"input_tokens", 150}, {"output_tokens", 5}}}}}}, 5));
+}
+
+const json kClientRequest = {{"model", "companion"}, {"instructions", "rules"}, {"tools", json::array({{{"type", "web_search"}}})}};
+
+// Both rounds through the per-round observer and the splicer, each round's
+// bytes cut in two at `cut` (clamped to its length).
+std::string RelayBothRounds(size_t cut, ResponsesSplicer& splicer) {
+  std::string out;
+  int round = 0;
+  for (const std::string& bytes : {RecallRound(), AnswerRound()}) {
+    llm::ResponsesStreamObserver observer;
+    const size_t at = std::min(cut, bytes.size());
+    out += splicer.Feed(observer.Feed(std::string_view(bytes).substr(0, at)));
+    out += splicer.Feed(observer.Feed(std::string_view(bytes).substr(at)));
+    out += splicer.Feed(observer.Finish());
+    out += splicer.EndRound(/*more=*/round++ == 0, {250, 15, 0, 0, 0});
+  }
+  return out;
+}
+
+TEST(ResponsesSplicer, TheRecallRoundIsInvisibleAndTheEventsNumberOnAsOneResponse) {
+  ResponsesSplicer splicer("recall", kClientRequest, {"resp_cilia", 7, "companion"});
+  const auto events = Events(RelayBothRounds(0, splicer));
+  std::vector<std::string> types;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const json data = json::parse(events[i].data);
+    types.push_back(events[i].event);
+    EXPECT_EQ(data["type"], events[i].event);
+    EXPECT_EQ(data["sequence_number"], i) << "numbered on from 0 across the rounds";
+    EXPECT_EQ(events[i].data.find("recall"), std::string::npos) << events[i].data;
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"response.created", "response.output_item.added", "response.output_item.done",
+                                             "response.output_item.added", "response.output_text.delta",
+                                             "response.output_item.done", "response.completed"}));
+  EXPECT_EQ(json::parse(events[0].data)["response"]["id"], "resp_cilia");
+  EXPECT_EQ(json::parse(events[0].data)["response"]["instructions"], "rules") << "the memory is not shown back";
+  EXPECT_EQ(json::parse(events[1].data)["item"]["encrypted_content"], "gAAA==");
+  EXPECT_EQ(json::parse(events[3].data)["output_index"], 1) << "the answer follows the reasoning the client saw";
+  const json completed = json::parse(events.back().data)["response"];
+  ASSERT_EQ(completed["output"].size(), 2u);
+  EXPECT_EQ(completed["output"][0]["id"], "rs_1");
+  EXPECT_EQ(completed["output"][1]["id"], "msg_2");
+  EXPECT_EQ(completed["usage"]["input_tokens"], 250) << "usage of both rounds";
+  EXPECT_EQ(completed["model"], "companion");
+  EXPECT_EQ(completed["tools"], kClientRequest["tools"]);
+  EXPECT_EQ(splicer.response(), completed);
+  EXPECT_FALSE(splicer.failed());
+}
+
+TEST(ResponsesSplicer, GivesTheSameEventsWhereverTheRoundsAreCut) {
+  ResponsesSplicer whole("recall", kClientRequest, {"resp_cilia", 7, "companion"});
+  const std::string expected = RelayBothRounds(0, whole);
+  const size_t longest = std::max(RecallRound().size(), AnswerRound().size());
+  for (size_t cut = 1; cut <= longest; ++cut) {
+    ResponsesSplicer splicer("recall", kClientRequest, {"resp_cilia", 7, "companion"});
+    ASSERT_EQ(RelayBothRounds(cut, splicer), expected) << "cut at byte " << cut;
+  }
+}
+
+TEST(ResponsesSplicer, OneRoundWithoutRecallGoesOutAsTheUpstreamSentIt) {
+  ResponsesSplicer splicer("recall", kClientRequest, {"resp_cilia", 7, "companion"});
+  const std::string round = AnswerRound();
+  std::string out = splicer.Feed(round);
+  out += splicer.EndRound(false, {150, 5, 0, 0, 0});
+  const auto events = Events(out);
+  const auto sent = Events(round);
+  ASSERT_EQ(events.size(), sent.size());
+  // The lifecycle events carry cilia's id; the ones between are untouched.
+  for (size_t i = 2; i + 1 < events.size(); ++i) EXPECT_EQ(events[i].data, sent[i].data) << "byte for byte: " << i;
+  EXPECT_EQ(json::parse(events.back().data)["response"]["usage"], json::parse(sent.back().data)["response"]["usage"]);
+  ResponsesSplicer failing("recall", kClientRequest, {"resp_cilia", 7, "companion"});
+  const auto failed = Events(failing.Feed(Event(Numbered(
+      {{"type", "response.failed"}, {"response", {{"id", "resp_up"}, {"status", "failed"}, {"error", {{"message", "boom"}}}}}}, 0))));
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_TRUE(failing.failed());
+  EXPECT_EQ(json::parse(failed[0].data)["response"]["id"], "resp_cilia");
 }
 
 }  // namespace

@@ -137,6 +137,71 @@ TEST(ResponsesRequestTest, BuiltInToolsAndModesCiliaCannotRunAreRefusedClearly) 
   EXPECT_NE(web.status().message().find("web_search"), std::string::npos);
 }
 
+TEST(ResponsesRequestTest, ReadForAResponsesUpstreamWhatOnlyItTakesIsLeftOutAndNoted) {
+  const json body = json::parse(R"({"input":[
+      {"role":"user","content":[{"type":"input_text","text":"read this"},{"type":"input_file","file_id":"file_1"}]},
+      {"type":"custom_tool_call","call_id":"c1","name":"apply_patch","input":"*** Begin Patch"},
+      {"type":"item_reference","id":"msg_0"},
+      {"role":"user","content":"and search the web"}],
+    "tools":[{"type":"web_search"},{"type":"function","name":"shell"}],
+    "tool_choice":{"type":"web_search"},
+    "text":{"format":{"type":"grammar"},"verbosity":"low"}})");
+  Status upstream_only;
+  auto chat = ResponsesRequestToChat(body, json::array(), &upstream_only);
+  ASSERT_TRUE(chat.ok()) << chat.status().ToString();
+  EXPECT_EQ(upstream_only.code(), Code::kInvalidArgument);
+  EXPECT_EQ(upstream_only.message().rfind("input[0].content[1]:", 0), 0u) << "the first one: " << upstream_only.message();
+  EXPECT_EQ((*chat)["messages"], json::parse(R"([{"role":"user","content":"read this"},{"role":"user","content":"and search the web"}])"));
+  ASSERT_EQ((*chat)["tools"].size(), 1u);
+  EXPECT_EQ((*chat)["tools"][0]["function"]["name"], "shell");
+  EXPECT_FALSE(chat->contains("tool_choice"));
+  EXPECT_FALSE(chat->contains("response_format"));
+  Status none;
+  ASSERT_TRUE(ResponsesRequestToChat(json::parse(R"({"input":"hi"})"), json::array(), &none).ok());
+  EXPECT_TRUE(none.ok()) << "nothing left out";
+  EXPECT_FALSE(ResponsesRequestToChat(body, json::array()).ok()) << "without upstream_only it is refused";
+  Status still;
+  EXPECT_EQ(ResponsesRequestToChat(json::parse(R"({"input":"x","background":true})"), json::array(), &still).status().code(),
+            Code::kInvalidArgument)
+      << "background is refused on every upstream";
+}
+
+TEST(ResponsesPassThroughTest, AResponseReadsAsATurnWithItsItemsAndAsTheClientsResponse) {
+  const json response = json::parse(R"({"id":"resp_up","model":"gpt-5","status":"completed",
+    "instructions":"client rules\n\n<profile name=\"user\">…</profile>","tool_choice":"none","previous_response_id":null,
+    "tools":[{"type":"function","name":"recall"}],
+    "output":[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA=="},
+              {"type":"function_call","id":"fc_1","call_id":"call_r","name":"recall","arguments":"{}"},
+              {"type":"function_call","id":"fc_2","call_id":"call_s","name":"shell","arguments":"{}"}],
+    "usage":{"input_tokens":9,"output_tokens":3,"output_tokens_details":{"reasoning_tokens":2}}})");
+  const AssistantTurn turn = TurnFromResponsesResponse(response);
+  EXPECT_EQ(turn.items, response["output"]);
+  ASSERT_EQ(turn.tool_calls.size(), 2u);
+  EXPECT_EQ(turn.tool_calls[0].id, "call_r");
+  EXPECT_EQ(turn.usage.reasoning, 2);
+  const json visible = WithoutCallsTo(response["output"], "recall");
+  ASSERT_EQ(visible.size(), 2u);
+  EXPECT_EQ(visible[0]["encrypted_content"], "gAAA==");
+  EXPECT_EQ(visible[1]["name"], "shell");
+
+  const json request = json::parse(R"({"model":"companion","instructions":"client rules","previous_response_id":"resp_prev",
+                                       "tools":[{"type":"web_search"}],"input":"x"})");
+  const json client = AsClientResponse(response, request, {"resp_cilia", 7, "companion"});
+  EXPECT_EQ(client["id"], "resp_cilia");
+  EXPECT_EQ(client["model"], "companion");
+  EXPECT_EQ(client["instructions"], "client rules") << "cilia's memory is not shown back";
+  EXPECT_EQ(client["tools"], request["tools"]);
+  EXPECT_EQ(client["tool_choice"], "auto");
+  EXPECT_EQ(client["previous_response_id"], "resp_prev");
+  EXPECT_EQ(client["output"], response["output"]);
+  EXPECT_EQ(client["usage"], response["usage"]);
+  EXPECT_EQ(client["status"], "completed");
+  EXPECT_EQ(client["object"], "response") << "what the upstream left out, from the request";
+  EXPECT_EQ(client["metadata"], json::object());
+  EXPECT_EQ(InputItems("hi"), json::parse(R"([{"type":"message","role":"user","content":"hi"}])"));
+  EXPECT_EQ(InputItems(request["tools"]), request["tools"]);
+}
+
 TEST(ResponsesResponseTest, AChatCompletionBecomesAResponseObject) {
   const json chat = json::parse(R"({"id":"cmpl","object":"chat.completion","model":"up",
     "choices":[{"index":0,"message":{"role":"assistant","content":"It is sunny.","reasoning_content":"think",

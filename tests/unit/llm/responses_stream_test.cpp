@@ -238,5 +238,59 @@ TEST(ResponsesToChatStreamTest, FailedResponsesAndErrorEventsBecomeErrorChunks) 
   EXPECT_NE(i.find(R"("finish_reason":"length")"), std::string::npos) << i;
 }
 
+// A recorded round of a Responses upstream for Codex: encrypted reasoning,
+// then the answer, the whole output in the last event.
+const json kReasoningItem = {{"id", "rs_9"}, {"type", "reasoning"}, {"summary", json::array()}, {"encrypted_content", "gAAAAB-opaque=="}};
+const json kMessageItem = {{"id", "msg_9"}, {"type", "message"}, {"status", "completed"}, {"role", "assistant"},
+                           {"content", json::array({{{"type", "output_text"}, {"text", "两个文件 🙂"}, {"annotations", json::array()}}})}};
+const std::string kPassThroughStream =
+    Typed({{"type", "response.created"}, {"sequence_number", 0}, {"response", {{"id", "resp_up"}, {"status", "in_progress"}}}}) +
+    Typed({{"type", "response.output_item.added"}, {"sequence_number", 1}, {"output_index", 0}, {"item", kReasoningItem}}) +
+    Typed({{"type", "response.output_item.done"}, {"sequence_number", 2}, {"output_index", 0}, {"item", kReasoningItem}}) +
+    Typed({{"type", "response.output_item.added"}, {"sequence_number", 3}, {"output_index", 1},
+           {"item", {{"id", "msg_9"}, {"type", "message"}, {"role", "assistant"}, {"content", json::array()}}}}) +
+    Typed({{"type", "response.output_text.delta"}, {"sequence_number", 4}, {"output_index", 1}, {"item_id", "msg_9"}, {"delta", "两个"}}) +
+    Typed({{"type", "response.output_text.delta"}, {"sequence_number", 5}, {"output_index", 1}, {"item_id", "msg_9"}, {"delta", "文件 🙂"}}) +
+    Typed({{"type", "response.output_item.done"}, {"sequence_number", 6}, {"output_index", 1}, {"item", kMessageItem}}) +
+    Typed({{"type", "response.completed"}, {"sequence_number", 7},
+           {"response", {{"id", "resp_up"}, {"status", "completed"}, {"output", {kReasoningItem, kMessageItem}},
+                         {"usage", {{"input_tokens", 900}, {"input_tokens_details", {{"cached_tokens", 800}}}, {"output_tokens", 40},
+                                    {"output_tokens_details", {{"reasoning_tokens", 25}}}, {"total_tokens", 940}}}}}});
+
+TEST(ResponsesStreamObserverTest, EventsGoOutAsTheyCameAndTheTurnKeepsTheItems) {
+  ResponsesStreamObserver observer;
+  EXPECT_EQ(FeedAll(observer, {kPassThroughStream}), kPassThroughStream);
+  EXPECT_TRUE(observer.done());
+  const AssistantTurn& turn = observer.turn();
+  EXPECT_EQ(turn.text, "两个文件 🙂");
+  EXPECT_EQ(turn.items, json::array({kReasoningItem, kMessageItem})) << "encrypted reasoning kept for a recall round";
+  EXPECT_EQ(turn.usage, (Usage{900, 40, 800, 0, 25}));
+  EXPECT_EQ(turn.finish, FinishReason::kStop);
+}
+
+TEST(ResponsesStreamObserverTest, GivesTheSameEventsWhereverTheStreamIsCut) {
+  ExpectSameAtEveryCut([] { return std::make_unique<ResponsesStreamObserver>(); }, kPassThroughStream);
+}
+
+TEST(ResponsesStreamObserverTest, AStreamCutShortEndsWithAFailedResponseNumberedOn) {
+  const std::string head = kPassThroughStream.substr(0, kPassThroughStream.find("response.output_text.delta"));
+  ResponsesStreamObserver observer;
+  std::string out = observer.Feed(head);
+  out += observer.Finish("the upstream went quiet");
+  const auto events = Events(out);
+  ASSERT_FALSE(events.empty());
+  const Event& last = events.back();
+  EXPECT_EQ(last.name, "response.failed");
+  EXPECT_EQ(last.data["sequence_number"], 4);
+  EXPECT_EQ(last.data["response"]["id"], "resp_up");
+  EXPECT_EQ(last.data["response"]["status"], "failed");
+  EXPECT_EQ(last.data["response"]["error"]["message"], "the upstream went quiet");
+  ResponsesStreamObserver failed;
+  failed.Feed(Typed({{"type", "response.failed"}, {"sequence_number", 0},
+                     {"response", {{"status", "failed"}, {"error", {{"code", "server_error"}, {"message", "boom"}}}}}}));
+  EXPECT_EQ(failed.upstream_error(), "boom");
+  EXPECT_EQ(failed.Finish(), "") << "an upstream failure is an end";
+}
+
 }  // namespace
 }  // namespace cilia::llm

@@ -202,6 +202,7 @@ TEST_F(TurnRepoTest, CacheStatsSumSuccessfulTurnsPerDayAndModel) {
 TEST_F(TurnRepoTest, UsageCountsEveryTurnPerDayAndModelWithFailuresRoundsAndLatency) {
   Append(Turn("c", "2026-05-26"));  // before the first day asked for
   TurnRecord quick = Turn("c", "2026-05-27");
+  quick.reasoning_tokens = 30;
   quick.first_byte_ms = 200;
   quick.total_ms = 1000;
   quick.recall_rounds = 2;
@@ -210,6 +211,7 @@ TEST_F(TurnRepoTest, UsageCountsEveryTurnPerDayAndModelWithFailuresRoundsAndLate
   slow.first_byte_ms = 600;
   slow.total_ms = 3000;
   slow.recall_rounds = 1;
+  slow.reasoning_tokens = 12;
   Append(slow);
   TurnRecord failed = Turn("c", "2026-05-27");
   failed.http_status = 502;
@@ -234,6 +236,7 @@ TEST_F(TurnRepoTest, UsageCountsEveryTurnPerDayAndModelWithFailuresRoundsAndLate
   EXPECT_EQ(main.output_tokens, 100);
   EXPECT_EQ(main.cache_read_tokens, 1800);
   EXPECT_EQ(main.cache_write_tokens, 200);
+  EXPECT_EQ(main.reasoning_tokens, 42);
   EXPECT_EQ(main.recall_rounds, 3);
   EXPECT_DOUBLE_EQ(main.first_byte_ms_avg, 400);  // the failed turn sent no byte: not averaged
   EXPECT_DOUBLE_EQ(main.total_ms_avg, 3000);

@@ -12,6 +12,14 @@
 
 namespace cilia::ingest::testing {
 
+// JSON Lines of one conversation of two messages, in Chinese, on 2026-05-08 (UTC).
+inline constexpr char kTripChats[] =
+    "{\"conversation_id\": \"旅行\", \"title\": \"去大理\", \"messages\": ["
+    "{\"id\": \"a1\", \"role\": \"user\", \"content\": \"我们下周去大理看洱海。\", \"created_at\": "
+    "\"2026-05-08T10:00:00Z\"},"
+    "{\"id\": \"a2\", \"role\": \"assistant\", \"content\": \"好呀，记得带外套。\", \"created_at\": "
+    "\"2026-05-08T10:01:00Z\"}]}\n";
+
 inline std::string ImportFixture(const std::string& name) { return std::string(cilia::testing::kFixturesDir) + "/import/" + name; }
 
 // Writes `contents` to a fresh file under the test temp dir and returns its path.

@@ -237,6 +237,21 @@ TEST_F(MenuTest, NothingThatReallyMatchesGivesFewerLinesNotNoise) {
   EXPECT_TRUE(Ask("明天要下雨吗").lines.empty());
 }
 
+TEST_F(MenuTest, AQuestionsWordsTheArchiveLacksStillWeighInTheFloor) {
+  // No cat anywhere: the one window sharing 我家 must not pass for an answer.
+  Ingest("hotpot", {{"user", "我说我家炒的锅底更香，但新家厨房太小，还是去店里吧", "2026-05-20T20:00:00+08:00"}});
+  for (int i = 0; i < 8; ++i) {
+    Ingest("noise" + std::to_string(i), {{"user", "今天午饭吃了面条，第" + std::to_string(i) + "次去那家店。",
+                                          "2026-05-1" + std::to_string(i) + "T12:00:00+08:00"}});
+  }
+  EXPECT_TRUE(Ask("我家猫叫什么来着").lines.empty()) << Texts(Ask("我家猫叫什么来着"))[0];
+  // Once the archive holds the cat, the same question finds it, and only it.
+  Ingest("cat", {{"user", "我家的猫叫糯米，三岁了。", "2026-05-21T10:00:00+08:00"}});
+  Menu menu = Ask("我家猫叫什么来着");
+  ASSERT_EQ(menu.lines.size(), 1u);
+  EXPECT_EQ(menu.lines[0].conversation_id, "cat");
+}
+
 TEST_F(MenuTest, StatementsGoBeforeQuestions) {
   Ingest("asked", {{"user", "我家猫叫什么名字来着？", "2026-05-25T10:00:00+08:00"}});
   Ingest("asked2", {{"assistant", "你想好给猫起什么名字了吗？", "2026-05-24T10:00:00+08:00"}});
@@ -268,6 +283,14 @@ TEST_F(MenuTest, TheTurnsOwnWordsAreNoMemory) {
   Menu menu = Ask("kiwi jam needs lime");
   EXPECT_EQ(LineOf(menu, "retry"), nullptr);
   EXPECT_NE(LineOf(menu, "other"), nullptr);
+}
+
+TEST_F(MenuTest, ALineThatOnlyRepeatsTheTurnIsNoMemory) {
+  Ingest("night1", {{"assistant", "晚安～", "2026-05-20T23:00:00+08:00"}});
+  Ingest("night2", {{"user", "好。", "2026-05-21T23:00:00+08:00"}});
+  Ingest("night3", {{"user", "晚安，明天还要早起去跑步", "2026-05-22T23:00:00+08:00"}});
+  EXPECT_EQ(Texts(Ask("晚安")), (std::vector<std::string>{"05-22 晚安，明天还要早起去跑步"}));
+  EXPECT_TRUE(Ask("好").lines.empty());
 }
 
 TEST_F(MenuTest, TheEchoAndOlderUserTextsAddOnlyTheirEnds) {
