@@ -558,9 +558,9 @@ void Loader::ResolveDerived(const std::map<std::string, std::string>& env) {
     if (it != env.end()) provider.api_key = it->second;
   }
   if (config_.models.extract.empty()) config_.models.extract = config_.models.chat;
-  // The hash embedder's vector lane costs recall on every bench set once
-  // speaker names are indexed (bench/RESULTS.md, the ablation): unless the
-  // weight is set, it does not run.
+  // The hash embedder's vector lane costs LoCoMo recall and gains zh-dev
+  // nothing at k=5 (bench/RESULTS.md, the ablation): unless the weight is
+  // set, it does not run.
   if (config_.embedding.kind == EmbedderKind::kHash && !origin_.count("retrieval.vector_weight")) {
     config_.retrieval.vector_weight = 0;
   }
