@@ -149,6 +149,7 @@ const std::vector<SectionSpec>& Sections() {
         Key("recency_days", &Config::retrieval, &RetrievalConfig::recency_days),
         Key("min_vector_similarity", &Config::retrieval, &RetrievalConfig::min_vector_similarity),
         Key("relative_floor", &Config::retrieval, &RetrievalConfig::relative_floor),
+        Key("title_weight", &Config::retrieval, &RetrievalConfig::title_weight),
         Key("per_conversation_day_cap", &Config::retrieval, &RetrievalConfig::per_conversation_day_cap),
         Key("default_limit", &Config::retrieval, &RetrievalConfig::default_limit),
         Key("max_limit", &Config::retrieval, &RetrievalConfig::max_limit)}},
@@ -560,6 +561,12 @@ void Loader::ResolveDerived(const std::map<std::string, std::string>& env) {
     if (it != env.end()) provider.api_key = it->second;
   }
   if (config_.models.extract.empty()) config_.models.extract = config_.models.chat;
+  // The hash embedder's vector lane costs LoCoMo recall and gains zh-dev
+  // nothing at k=5 (bench/RESULTS.md, the ablation): unless the weight is
+  // set, it does not run.
+  if (config_.embedding.kind == EmbedderKind::kHash && !origin_.count("retrieval.vector_weight")) {
+    config_.retrieval.vector_weight = 0;
+  }
   if (config_.embedding.kind == EmbedderKind::kHash && config_.embedding.dimensions == 0) {
     config_.embedding.dimensions = 256;
   }
@@ -706,6 +713,7 @@ Status Loader::ValidateRetrieval() const {
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.recency_days", r.recency_days, 0.001, 1e6));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.min_vector_similarity", r.min_vector_similarity, -1, 1));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.relative_floor", r.relative_floor, 0, 1));
+  CILIA_RETURN_IF_ERROR(CheckRange("retrieval.title_weight", r.title_weight, 0, 1000));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.per_conversation_day_cap", r.per_conversation_day_cap, 0, 1000));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.max_limit", r.max_limit, 1, 1000));
   return CheckRange("retrieval.default_limit", r.default_limit, 1, r.max_limit);

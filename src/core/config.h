@@ -93,13 +93,15 @@ struct IndexConfig {
 
 struct RetrievalConfig {
   // Tuned on bench data (bench/RESULTS.md): with the built-in hash embedder
-  // the lexical lane carries more of the evidence than the vector lane.
+  // the lexical lane carries the evidence, and the vector lane is off (0)
+  // unless vector_weight is set; with another embedder 0.3.
   double vector_weight = 0.3;
   double lexical_weight = 0.7;
   int rrf_k = 60;
   double recency_days = 60;           // e-folding time of the recency multiplier
   double min_vector_similarity = 0.1;  // vector-only hits below this cosine are dropped
   double relative_floor = 0.15;        // results under this share of the best score are dropped
+  double title_weight = 0.5;           // of the conversation title's BM25 in its windows' lexical score
   int per_conversation_day_cap = 2;  // windows per conversation and day in one answer; 0: no cap
   int default_limit = 10;
   int max_limit = 100;

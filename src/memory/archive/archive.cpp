@@ -163,6 +163,9 @@ Result<IngestOutcome> Archive::StoreOne(store::Database& db, const ingest::Inges
     CILIA_ASSIGN_OR_RETURN(conv, repo.CreateConversation(in.conversation_id, in.title, first_at));
   }
   if (!in.title.empty()) conv.title = in.title;
+  // Ahead of the commit: a title left by a rolled-back request ranks only
+  // windows its conversation does not have.
+  ns_.PutTitle(conv.id, conv.title);
 
   IngestOutcome out;
   out.conversation_row = conv.id;
@@ -395,6 +398,7 @@ Status Archive::ForgetMessage(const std::string& conversation_id, const std::str
 Status Archive::ForgetConversation(const std::string& conversation_id) {
   std::vector<int64_t> removed;
   std::vector<int64_t> excerpts_gone;
+  int64_t row = 0;
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
     store::MessageRepo messages(db);
     store::WindowRepo windows(db);
@@ -412,9 +416,11 @@ Status Archive::ForgetConversation(const std::string& conversation_id) {
     for (const auto& m : all) CILIA_RETURN_IF_ERROR(messages.DeleteMessage(m.id));
     CILIA_RETURN_IF_ERROR(messages.DeleteConversation(conv->id));
     CILIA_RETURN_IF_ERROR(ForgetDerived(db, all, removed, excerpts_gone));
+    row = conv->id;
     return tx.Commit();
   }));
   ApplyToCaches(removed, {});
+  ns_.RemoveTitle(row);
   for (int64_t id : excerpts_gone) ns_.excerpts().Remove(id);
   return Purge();
 }

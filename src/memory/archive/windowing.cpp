@@ -31,6 +31,7 @@ std::vector<Segment> SegmentMessages(const std::vector<store::MessageRecord>& me
       s.end = spans[i].end;
       s.text = text::EncodeUtf8(std::u32string_view(cps).substr(s.begin, s.end - s.begin));
       s.created_at = m.created_at;
+      s.speaker = SpeakerLabel(m.name, m.role);
       out.push_back(std::move(s));
     }
     first = false;
@@ -76,6 +77,9 @@ store::WindowRecord MakeWindow(int64_t conversation_row, const std::vector<Segme
   }
   w.spans = spans.dump();
   w.words = text::IndexText(w.body);
+  for (size_t k = range.first; k <= range.last; ++k) {
+    if (segments[k].index_in_message == 0) w.words += " " + text::IndexText(segments[k].speaker);
+  }
   w.cjk = text::ShortCjkTokens(w.body);
   return w;
 }

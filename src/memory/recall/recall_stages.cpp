@@ -106,6 +106,9 @@ Result<VectorLane> SearchVectors(Namespace& ns, const RecallPlan& plan, const Al
   lane.query_vector = qv.empty() ? std::vector<float>() : std::move(qv[0]);
   const std::vector<float>& v = *lane.query_vector;
   if (std::none_of(v.begin(), v.end(), [](float x) { return x != 0; })) return lane;
+  // A lane of weight 0 would rank nothing; the vector itself still serves
+  // the excerpt lane.
+  if (ns.options().ranking.vector_weight <= 0) return lane;
   const auto fetch = static_cast<size_t>(plan.fetch);
   lane.hits = allowed.listed() ? ns.vectors().SearchAllowed(v, fetch, allowed.ids(), allowed.Test())
                                : ns.vectors().Search(v, fetch, allowed.Test());
@@ -121,8 +124,10 @@ Result<std::vector<int64_t>> SearchWords(Namespace& ns, const RecallPlan& plan, 
                                           plan.fetch * 2);
     });
   }
-  for (const auto& [id, score] :
-       index::SearchLexical(ns.words(), plan.lexical_text, static_cast<size_t>(plan.fetch), allowed.Test())) {
+  const index::TitleField title{&ns.titles(), ns.options().ranking.title_weight,
+                                [&ns](int64_t conversation) { return ns.WindowsOf(conversation); }};
+  for (const auto& [id, score] : index::SearchLexical(ns.words(), plan.lexical_text, static_cast<size_t>(plan.fetch),
+                                                      allowed.Test(), title)) {
     ids.push_back(id);
   }
   return ids;

@@ -75,8 +75,10 @@ TEST_F(ConfigTest, NothingGivenMeansTheDocumentedDefaults) {
   EXPECT_EQ(config->embedding.dimensions, 256);
   EXPECT_EQ(config->embedding.batch_size, 64);
   EXPECT_EQ(config->index.hnsw_threshold, 50000);
-  EXPECT_DOUBLE_EQ(config->retrieval.vector_weight, 0.3);
+  // The hash embedder's vector lane is off unless its weight is set (see below).
+  EXPECT_DOUBLE_EQ(config->retrieval.vector_weight, 0);
   EXPECT_DOUBLE_EQ(config->retrieval.lexical_weight, 0.7);
+  EXPECT_DOUBLE_EQ(config->retrieval.title_weight, 0.5);
   EXPECT_EQ(config->retrieval.rrf_k, 60);
   EXPECT_DOUBLE_EQ(config->retrieval.recency_days, 60);
   EXPECT_EQ(config->retrieval.per_conversation_day_cap, 2);
@@ -420,6 +422,16 @@ TEST_F(ConfigTest, ServerValuesAreValidatedAndBlamedOnTheirSource) {
               HasSubstr("\"https://a.example/app\" is not an origin"));
   EXPECT_TRUE(LoadToml("[server]\ncors_origins = [\"*\"]\n").ok());
   EXPECT_THAT(ErrorOf(LoadToml("[server]\ndata_dir = \"\"\n")), HasSubstr("server.data_dir: must not be empty"));
+}
+
+TEST_F(ConfigTest, TheVectorWeightDefaultsByEmbedder) {
+  auto hash_set = LoadToml("[retrieval]\nvector_weight = 0.3\n");
+  ASSERT_TRUE(hash_set.ok()) << hash_set.status().ToString();
+  EXPECT_DOUBLE_EQ(hash_set->retrieval.vector_weight, 0.3);  // set: kept, even for hash
+  auto remote = LoadToml(std::string("[embedding]\nkind = \"openai\"\nprovider = \"main\"\nmodel = \"bge-m3\"\n") + kProviders);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  EXPECT_DOUBLE_EQ(remote->retrieval.vector_weight, 0.3);
+  EXPECT_THAT(ErrorOf(LoadToml("[retrieval]\ntitle_weight = -1\n")), HasSubstr("retrieval.title_weight"));
 }
 
 TEST_F(ConfigTest, RetrievalLimitsMustFitTogether) {
