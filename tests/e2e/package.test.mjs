@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import test from 'node:test';
 
-import { binaryExists, ciliaBin, freePort, makeTempDir, removeDir, repoRoot, request } from './lib/server.mjs';
+import { binaryExists, ciliaBin, freePort, makeTempDir, removeDir, repoRoot, request, waitForExit } from './lib/server.mjs';
 
 const buildDir = join(repoRoot, 'build');
 const onPath = (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
@@ -95,17 +95,6 @@ function unguardedSystemdCalls(script) {
     if (/^fi\b/.test(line) || /;\s*fi$/.test(line)) open.pop();
   }
   return bad;
-}
-
-function waitForExit(proc, timeoutMs) {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    proc.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
 }
 
 test('the .deb', { skip, timeout: 180_000 }, async (t) => {
