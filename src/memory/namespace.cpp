@@ -98,9 +98,9 @@ int64_t DayOf(int64_t ms) { return ms >= 0 ? ms / kMsPerDay : -((-ms + kMsPerDay
 
 void Namespace::CountLocked(int64_t id, const WindowMeta& meta, int64_t delta) {
   if (delta > 0) {
-    conversation_windows_.insert({meta.conversation_id, id});
+    conversation_windows_.insert({meta.conversation_row, id});
   } else {
-    conversation_windows_.erase({meta.conversation_id, id});
+    conversation_windows_.erase({meta.conversation_row, id});
   }
   auto bump = [delta](auto& counts, int64_t key) {
     auto it = counts.try_emplace(key, 0).first;

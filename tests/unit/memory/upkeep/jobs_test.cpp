@@ -1,6 +1,7 @@
 #include "memory/upkeep/jobs.h"
 
 #include <gmock/gmock.h>
+#include <fmt/format.h>  // defines formatter<string_view>::format, which the enums' formatter calls
 #include <gtest/gtest.h>
 
 #include <algorithm>
