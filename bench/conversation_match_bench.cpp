@@ -124,7 +124,7 @@ class Store {
     auto outcomes = archive.StoreAll(batch);
     if (!outcomes.ok()) std::abort();
     for (size_t i = 0; i < batch.size(); ++i) {
-      const int64_t row = (*outcomes)[i].conversation_id;
+      const int64_t row = (*outcomes)[i].conversation_row;
       if (!cilia::memory::TagConversationUser(*ns_, row, kClientUser).ok()) std::abort();
       if (batch[i].conversation_id == "c" + std::to_string(kProbedConversation)) probed_row_ = row;
     }

@@ -3,7 +3,10 @@
 // (1) cilia's own time-to-first-byte overhead, streaming with memory on, over an archive of
 // --windows windows; (2) --streams concurrent streams held with no errors; (3) the share of
 // input tokens served from the prompt cache over a --cache-turns conversation, Anthropic
-// (the target) and OpenAI (for information). Prints Markdown; writes bench/results/gateway-*.json.
+// (the target) and OpenAI (for information); (4) the tokens cilia adds to each turn (the
+// per-turn block, its menu, the stable memory blocks, the recall tool) over zh-dev and
+// distractors, read from what the fake upstream receives. Prints Markdown; writes
+// bench/results/gateway-*.json.
 // See bench/README.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -13,8 +16,11 @@ import { parseArgs } from 'node:util';
 
 import { MODELS, startFakeUpstream, startGateway } from '../tests/e2e/lib/gateway.mjs';
 import { makeTempDir, removeDir, repoRoot } from '../tests/e2e/lib/server.mjs';
+import { ingestAll } from './lib/cilia.mjs';
+import { zhDevUnit } from './lib/datasets.mjs';
 import { growArchive } from './lib/grow.mjs';
 import { synthConversations } from './lib/synth.mjs';
+import { estimateTokens } from './lib/tokens.mjs';
 
 const CORPUS_START = '2024-06-01T00:00:00Z';
 const CORPUS_END = '2026-06-01T00:00:00Z';
@@ -31,7 +37,9 @@ const { values: opts } = parseArgs({
     'stream-words': { type: 'string', default: '60' },
     'stream-ramp-ms': { type: 'string', default: '1000' },
     'cache-turns': { type: 'string', default: '50' },
-    parts: { type: 'string', default: 'overhead,streams,cache' },
+    'token-distractors': { type: 'string', default: '3000' },
+    'token-conversations': { type: 'string', default: '4' },
+    parts: { type: 'string', default: 'overhead,streams,cache,tokens' },
     data: { type: 'string' },
     seed: { type: 'string', default: '1' },
     out: { type: 'string', default: join(repoRoot, 'bench', 'results') },
@@ -41,7 +49,7 @@ const { values: opts } = parseArgs({
 const percentile = (sorted, p) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
 const stats = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
+  return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
 };
 const log = (message) => console.error(message);
 
@@ -250,6 +258,82 @@ async function measureCache(gateway, upstream, format, turns) {
   };
 }
 
+// The owner's side of a lived-in archive: a profile and a few precious passages.
+const TOKEN_PROFILE = {
+  persona: '# 人设\n你是小满，温和、简短、说话带一点幽默。记得用户说过的事，合适的时候自然地提起。',
+  user: '# 关于用户\n住在成都，做产品经理，周末跑步（目标是半马进 1 小时 50 分）。养了一只叫糯米的猫。妹妹在杭州读研。',
+  rules: '# 规矩\n不要说教；用户难过时先听再说；不确定的记忆先问一句。',
+};
+const TOKEN_CLIENT_SYSTEM = 'You are a helpful companion. Answer in the user\'s language.';
+
+// (4) zh-dev's questions asked as user turns, round-robin over `conversations` conversations
+// whose history grows as a chat app sends it, with zh-dev and `distractors` synthetic messages
+// in the archive, a profile and three precious passages. Per upstream request, in cilia's own
+// token estimate: the <turn_context> block (clock, glossary hits, menu), the menu alone, and
+// cilia's part of the system text (guide, profile, precious passages; pack and summary when
+// there are any); the recall tool's definition once.
+async function measureTokens(gateway, upstream, { distractors, conversations }) {
+  const unit = zhDevUnit();
+  await ingestAll(gateway, unit.conversations);
+  const noise = [];
+  let count = 0;
+  for (const conversation of synthConversations({ seed: `tokens:${opts.seed}`, messages: Infinity, start: CORPUS_START, end: CORPUS_END, idPrefix: 'tokens-noise' })) {
+    if (count >= distractors) break;
+    noise.push(conversation);
+    count += conversation.messages.length;
+  }
+  await ingestAll(gateway, noise);
+  for (const [name, content] of Object.entries(TOKEN_PROFILE)) {
+    const put = await gateway.api(`/v1/profile/${name}`, { method: 'PUT', body: { content } });
+    if (put.status !== 200) throw new Error(`PUT profile ${name}: ${put.status} ${put.text}`);
+  }
+  for (const conversation of unit.conversations.slice(0, 3)) {
+    const said = conversation.messages.find((m) => m.role === 'user');
+    const pin = await gateway.api('/v1/precious', { body: { conversation_id: conversation.conversation_id, message_ids: [said.id] } });
+    if (pin.status !== 201) throw new Error(`pin: ${pin.status} ${pin.text}`);
+  }
+  await upstream.reset();
+  const histories = Array.from({ length: conversations }, () => []);
+  const tag = `tokens-${opts.seed}-${Date.now().toString(36)}`;
+  for (const [i, q] of unit.questions.entries()) {
+    const history = histories[i % conversations];
+    history.push({ role: 'user', content: q.question });
+    const body = { model: 'companion', messages: [{ role: 'system', content: TOKEN_CLIENT_SYSTEM }, ...history] };
+    const reply = await timedPost(gateway.url, '/v1/chat/completions', body, { authorization: `Bearer ${gateway.key}`, 'x-cilia-conversation': `${tag}-${i % conversations}` });
+    if (reply.status !== 200) throw new Error(`token turn ${i}: ${reply.status} ${reply.text.slice(0, 300)}`);
+    history.push({ role: 'assistant', content: JSON.parse(reply.text).choices[0].message.content ?? '' });
+  }
+  const perTurn = [];
+  let recallTool = 0;
+  for (const { body } of await upstream.requests()) {
+    const system = body.messages[0].content;
+    const last = body.messages.at(-1).content;
+    const context = (typeof last === 'string' ? last : JSON.stringify(last)).match(/<turn_context>[\s\S]*?<\/turn_context>/)?.[0] ?? '';
+    const menuAt = context.indexOf('Possibly relevant memories');
+    const menu = menuAt < 0 ? '' : context.slice(menuAt, context.lastIndexOf('\n</turn_context>'));
+    recallTool = estimateTokens(JSON.stringify(body.tools?.find((t) => t.function?.name === 'recall') ?? ''));
+    perTurn.push({
+      turn_context: estimateTokens(context),
+      menu: estimateTokens(menu),
+      menu_lines: menu ? menu.split('\n').length - 1 : 0,
+      stable: estimateTokens(system.slice(TOKEN_CLIENT_SYSTEM.length)),
+    });
+  }
+  const of = (field) => stats(perTurn.map((t) => t[field]));
+  return {
+    turns: perTurn.length,
+    conversations,
+    archive_messages: unit.conversations.reduce((n, c) => n + c.messages.length, 0) + count,
+    turns_with_menu: perTurn.filter((t) => t.menu > 0).length,
+    turn_context_tokens: of('turn_context'),
+    menu_tokens: of('menu'),
+    menu_lines: of('menu_lines'),
+    stable_tokens: of('stable'),
+    recall_tool_tokens: recallTool,
+    per_turn: perTurn,
+  };
+}
+
 async function cacheStats(gateway) {
   const reply = await fetch(`${gateway.url}/v1/stats/cache`, { headers: { authorization: `Bearer ${gateway.key}` } });
   return reply.status === 200 ? reply.json() : { status: reply.status };
@@ -274,6 +358,14 @@ function markdown(report) {
   for (const c of report.cache ?? []) {
     const target = c.format === 'anthropic' ? `≥ ${pct(TARGETS.anthropic_cache_share)}` : '(information)';
     lines.push(`| cache hit share of input tokens, ${c.format}, ${c.turns} turns (after turn 1) | ${pct(c.share)} (${pct(c.share_after_first_turn)}) | ${target} |`);
+  }
+  const t = report.tokens;
+  if (t) {
+    const pm = (s) => `${s.p50} / ${s.max}`;
+    lines.push(`| tokens cilia adds per turn, p50 / max (${t.turns} turns, ${t.archive_messages} messages): the turn context | ${pm(t.turn_context_tokens)} | |`);
+    lines.push(`| … of which the menu (${t.turns_with_menu} turns with one; lines p50 / max ${pm(t.menu_lines)}) | ${pm(t.menu_tokens)} | |`);
+    lines.push(`| … stable memory blocks (guide, profile, precious; cached) | ${pm(t.stable_tokens)} | |`);
+    lines.push(`| … the recall tool's definition (cached) | ${t.recall_tool_tokens} | |`);
   }
   if (report.cache?.some((c) => c.upstream_requests_with_turn_context === 0)) lines.push('', 'warning: no upstream request of the cache run carried a <turn_context>: memory was not in the prompts.');
   return lines.join('\n');
@@ -308,6 +400,10 @@ async function main() {
           rampMs: Number(opts['stream-ramp-ms']),
         });
       }
+      if (parts.has('tokens')) {
+        log(`tokens: zh-dev and ${opts['token-distractors']} distractor messages`);
+        report.tokens = await measureTokens(gateway, upstream, { distractors: Number(opts['token-distractors']), conversations: Number(opts['token-conversations']) });
+      }
       if (parts.has('cache')) {
         log(`cache: ${opts['cache-turns']} OpenAI turns`);
         report.cache = [await measureCache(gateway, upstream, 'openai', Number(opts['cache-turns']))];
@@ -338,6 +434,7 @@ async function main() {
     'gateway-overhead.json': report.overhead && { generated_at: report.generated_at, archive: report.archive, ...report.overhead },
     'gateway-streams.json': report.streams && { generated_at: report.generated_at, ...report.streams },
     'gateway-cache.json': report.cache && { generated_at: report.generated_at, runs: report.cache, cilia_cache_stats: report.cilia_cache_stats },
+    'gateway-tokens.json': report.tokens && { generated_at: report.generated_at, ...report.tokens },
   };
   for (const [name, content] of Object.entries(files)) {
     if (!content) continue;

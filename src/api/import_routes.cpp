@@ -60,7 +60,7 @@ Result<json> ImportChats(memory::Namespace& ns, std::string_view text, ingest::I
   for (const memory::IngestOutcome& outcome : outcomes) {
     stored += outcome.stored;
     duplicates += outcome.duplicates;
-    CILIA_RETURN_IF_ERROR(archive.IndexConversation(outcome.conversation_id).With("indexing"));
+    CILIA_RETURN_IF_ERROR(archive.IndexConversation(outcome.conversation_row).With("indexing"));
     done += outcome.stored + outcome.duplicates;
     if (progress) progress(done, total, "messages");
   }

@@ -47,7 +47,7 @@ void RegisterMemoryRoutes(ApiServer& server, memory::Registry& registry) {
                     CILIA_ASSIGN_OR_RETURN(auto outcome,
                                            sync ? archive.StoreAndIndex(parsed) : archive.Store(parsed));
                     server.metrics().Counter("cilia_ingest_messages_total").Add(outcome.stored);
-                    if (!sync && outcome.stored > 0) registry.ScheduleIndexing(ns.name(), outcome.conversation_id);
+                    if (!sync && outcome.stored > 0) registry.ScheduleIndexing(ns.name(), outcome.conversation_row);
                     server.metrics().Gauge("cilia_windows").Set(static_cast<double>(ns.WindowCount()));
                     return json{{"conversation_id", parsed.conversation_id},
                                 {"stored", outcome.stored},

@@ -24,7 +24,8 @@ Labels ModelKind(const std::string& model, std::string_view kind) {
 }  // namespace
 
 MetricsRecorder::MetricsRecorder(Metrics& metrics, const Config& config) : metrics_(metrics) {
-  for (const std::string* model : {&config.models.chat, &config.models.extract, &config.models.vision}) {
+  for (const std::string* model :
+       {&config.models.chat, &config.models.extract, &config.models.vision, &config.models.fallback}) {
     if (!model->empty()) models_.insert(*model);
   }
   for (const auto& alias : config.models.aliases) models_.insert(alias.second);

@@ -184,7 +184,7 @@ Check CheckJobs(const std::vector<std::shared_ptr<memory::Namespace>>& namespace
     if (!history.ok()) return Fail("jobs", history.status().message(), "the namespace's database is not readable");
     std::set<std::string> seen;
     for (const store::JobRun& run : history->runs) {
-      if (!seen.insert(run.job).second || run.outcome != "failed") continue;  // newest run of each job only
+      if (!seen.insert(run.job).second || run.outcome != store::JobOutcome::kFailed) continue;  // newest run of each job only
       failures.push_back(fmt::format("{}: {} failed ({})", ns->name(), run.job, run.error));
     }
     for (const store::NightlyItem& item : history->failed_items) {

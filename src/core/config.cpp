@@ -132,7 +132,8 @@ const std::vector<SectionSpec>& Sections() {
       {"models",
        {Key("public_name", &Config::models, &ModelsConfig::public_name),
         Key("chat", &Config::models, &ModelsConfig::chat), Key("extract", &Config::models, &ModelsConfig::extract),
-        Key("vision", &Config::models, &ModelsConfig::vision)}},
+        Key("vision", &Config::models, &ModelsConfig::vision),
+        Key("fallback", &Config::models, &ModelsConfig::fallback)}},
       {"embedding",
        {Key("kind", &Config::embedding, &EmbeddingConfig::kind),
         Key("provider", &Config::embedding, &EmbeddingConfig::provider),
@@ -148,6 +149,7 @@ const std::vector<SectionSpec>& Sections() {
         Key("recency_days", &Config::retrieval, &RetrievalConfig::recency_days),
         Key("min_vector_similarity", &Config::retrieval, &RetrievalConfig::min_vector_similarity),
         Key("relative_floor", &Config::retrieval, &RetrievalConfig::relative_floor),
+        Key("title_weight", &Config::retrieval, &RetrievalConfig::title_weight),
         Key("per_conversation_day_cap", &Config::retrieval, &RetrievalConfig::per_conversation_day_cap),
         Key("default_limit", &Config::retrieval, &RetrievalConfig::default_limit),
         Key("max_limit", &Config::retrieval, &RetrievalConfig::max_limit)}},
@@ -162,6 +164,7 @@ const std::vector<SectionSpec>& Sections() {
         Key("menu_lines", &Config::gateway, &GatewayConfig::menu_lines),
         Key("menu_tokens", &Config::gateway, &GatewayConfig::menu_tokens),
         Key("menu_min_match", &Config::gateway, &GatewayConfig::menu_min_match),
+        Key("precious_tokens", &Config::gateway, &GatewayConfig::precious_tokens),
         Key("snippets", &Config::gateway, &GatewayConfig::snippets),
         Key("snippet_chars", &Config::gateway, &GatewayConfig::snippet_chars),
         Key("compression_threshold_tokens", &Config::gateway, &GatewayConfig::compression_threshold_tokens),
@@ -558,6 +561,12 @@ void Loader::ResolveDerived(const std::map<std::string, std::string>& env) {
     if (it != env.end()) provider.api_key = it->second;
   }
   if (config_.models.extract.empty()) config_.models.extract = config_.models.chat;
+  // The hash embedder's vector lane costs LoCoMo recall and gains zh-dev
+  // nothing at k=5 (bench/RESULTS.md, the ablation): unless the weight is
+  // set, it does not run.
+  if (config_.embedding.kind == EmbedderKind::kHash && !origin_.count("retrieval.vector_weight")) {
+    config_.retrieval.vector_weight = 0;
+  }
   if (config_.embedding.kind == EmbedderKind::kHash && config_.embedding.dimensions == 0) {
     config_.embedding.dimensions = 256;
   }
@@ -651,7 +660,7 @@ Status Loader::ValidateModels() const {
   const ModelsConfig& m = config_.models;
   if (m.public_name.empty()) return Bad("models.public_name", "must not be empty");
   for (auto [key, ref] : {std::pair{"models.chat", &m.chat}, {"models.extract", &m.extract},
-                          {"models.vision", &m.vision}}) {
+                          {"models.vision", &m.vision}, {"models.fallback", &m.fallback}}) {
     if (!ref->empty()) CILIA_RETURN_IF_ERROR(CheckModelRef(key, *ref));
   }
   for (const auto& [alias, ref] : m.aliases) CILIA_RETURN_IF_ERROR(CheckModelRef("models.aliases." + alias, ref));
@@ -704,6 +713,7 @@ Status Loader::ValidateRetrieval() const {
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.recency_days", r.recency_days, 0.001, 1e6));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.min_vector_similarity", r.min_vector_similarity, -1, 1));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.relative_floor", r.relative_floor, 0, 1));
+  CILIA_RETURN_IF_ERROR(CheckRange("retrieval.title_weight", r.title_weight, 0, 1000));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.per_conversation_day_cap", r.per_conversation_day_cap, 0, 1000));
   CILIA_RETURN_IF_ERROR(CheckRange("retrieval.max_limit", r.max_limit, 1, 1000));
   return CheckRange("retrieval.default_limit", r.default_limit, 1, r.max_limit);
@@ -717,6 +727,7 @@ Status Loader::ValidateGateway() const {
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_lines", g.menu_lines, 0, 50));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_tokens", g.menu_tokens, 0, 10000));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.menu_min_match", g.menu_min_match, 0, 1));
+  CILIA_RETURN_IF_ERROR(CheckRange("gateway.precious_tokens", g.precious_tokens, 0, 100000));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.snippets", g.snippets, 0, 20));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.snippet_chars", g.snippet_chars, 50, 100000));
   CILIA_RETURN_IF_ERROR(CheckRange("gateway.compression_threshold_tokens", g.compression_threshold_tokens, 1000, 10000000));

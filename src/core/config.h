@@ -68,7 +68,10 @@ struct ModelsConfig {
   std::string chat;     // "<provider>/<model id>"; empty: no chat gateway
   std::string extract;  // cheap model for excerpts and digests; left empty, it is models.chat
   std::string vision;   // describes images; empty: none
-  std::map<std::string, std::string> aliases;  // client model name -> "<provider>/<model id>"
+  // Client model name -> "<provider>/<model id>"; a name with `*` is a
+  // pattern (llm/routing.h says which of several wins).
+  std::map<std::string, std::string> aliases;
+  std::string fallback;  // where an unknown model name goes; empty: a 400
 };
 
 enum class EmbedderKind { kHash, kOpenAI, kLocal };
@@ -90,13 +93,15 @@ struct IndexConfig {
 
 struct RetrievalConfig {
   // Tuned on bench data (bench/RESULTS.md): with the built-in hash embedder
-  // the lexical lane carries more of the evidence than the vector lane.
+  // the lexical lane carries the evidence, and the vector lane is off (0)
+  // unless vector_weight is set; with another embedder 0.3.
   double vector_weight = 0.3;
   double lexical_weight = 0.7;
   int rrf_k = 60;
   double recency_days = 60;           // e-folding time of the recency multiplier
   double min_vector_similarity = 0.1;  // vector-only hits below this cosine are dropped
   double relative_floor = 0.15;        // results under this share of the best score are dropped
+  double title_weight = 0.5;           // of the conversation title's BM25 in its windows' lexical score
   int per_conversation_day_cap = 2;  // windows per conversation and day in one answer; 0: no cap
   int default_limit = 10;
   int max_limit = 100;
@@ -116,6 +121,7 @@ struct GatewayConfig {
   int menu_lines = 6;               // lines of the per-turn menu
   int menu_tokens = 150;            // the menu's budget in estimated tokens
   double menu_min_match = 0.4;      // share of the newest message's word weight a menu line must hold
+  int precious_tokens = 800;        // precious passages in the cached prefix, in estimated tokens (0: none)
   int snippets = 3;                 // with recall_tool off: top recall results injected instead (0: none)
   int snippet_chars = 600;          // each injected snippet's length limit, in code points
   int compression_threshold_tokens = 60000;  // history past this (estimated) is summarised

@@ -1,5 +1,5 @@
-// The version cilia reports (`cilia version`, GET /health). Keep it equal to
-// project(VERSION) in CMakeLists.txt.
+// The version cilia reports (`cilia version`, GET /health). CMakeLists.txt
+// reads project(VERSION), and so the .deb's version, from this line.
 #pragma once
 
 namespace cilia {

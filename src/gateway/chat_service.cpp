@@ -220,6 +220,7 @@ Status ChatService::PrepareMemory(PreparedTurn& turn) {
     });
     blocks.guide = MemoryGuide(features.recall_tool);
     blocks.profile = ProfileBlock(ns, turn.record);
+    blocks.precious = PreciousBlock(ns, config_.gateway.precious_tokens, turn.record);
     if (features.compression && up.wire != Wire::kResponses) {
       turn.summary = SummaryBlock(ns, turn.identity.conversation_row, up.body, up.wire, req.client_turn);
     }
@@ -480,7 +481,7 @@ void ChatService::StoreAnswer(PreparedTurn& turn, const std::string& text) {
     LogWarn("storing the answer in {}/{}: {}", turn.ns->name(), turn.identity.conversation_id, stored.status().ToString());
     return;
   }
-  registry_.ScheduleIndexing(turn.ns->name(), stored->conversation_id);
+  registry_.ScheduleIndexing(turn.ns->name(), stored->conversation_row);
 }
 
 }  // namespace cilia::gateway

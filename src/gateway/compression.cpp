@@ -140,7 +140,7 @@ void Compressor::Summarise(memory::Namespace& ns, int64_t conversation_row, cons
   }
   if (answer->text.empty()) return;
   store::ConversationSummary record;
-  record.conversation_id = conversation_row;
+  record.conversation_row = conversation_row;
   record.text = answer->text;
   record.model = route->provider->name + "/" + route->model;
   record.kept_from_key = plan.kept_from_key;

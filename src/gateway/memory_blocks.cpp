@@ -8,10 +8,12 @@
 #include "gateway/compression.h"
 #include "gateway/recall_tool.h"
 #include "memory/archive/conversation_reads.h"
+#include "memory/public_id.h"
 #include "memory/recall/glossary.h"
 #include "memory/recall/menu.h"
 #include "memory/recall/recall.h"
 #include "memory/upkeep/digests.h"
+#include "memory/upkeep/precious.h"
 #include "text/utf8.h"
 
 namespace cilia::gateway {
@@ -107,6 +109,26 @@ std::vector<std::pair<std::string, std::string>> ProfileBlock(memory::Namespace&
   return out;
 }
 
+std::string PreciousBlock(memory::Namespace& ns, int token_budget, store::TurnRecord& record) {
+  if (token_budget <= 0) return "";
+  auto passages = memory::PreciousForPrompt(ns, token_budget);
+  if (!passages.ok()) {
+    LogWarn("precious passages of namespace {}: {}", ns.name(), passages.status().ToString());
+    return "";
+  }
+  std::string out;
+  json ids = json::array();
+  for (const memory::PassageInPrompt& p : *passages) {
+    if (!out.empty()) out += "\n\n";
+    // A passage may hold blank lines of its own: the date frames each one.
+    out += fmt::format("<passage date=\"{}\">\n{}\n</passage>", ns.tz().FormatLocal(p.said_at, false),
+                       p.passage.content);
+    ids.push_back(memory::PreciousPublicId(p.passage.id));
+  }
+  if (!ids.empty()) record.injected["precious"] = std::move(ids);
+  return out;
+}
+
 std::string DailyPackBlock(memory::Namespace& ns, UnixMs now, store::TurnRecord& record) {
   std::string pack = memory::DailyPack(ns, now);
   if (!pack.empty()) record.injected["daily_pack"] = true;
@@ -138,9 +160,11 @@ std::optional<SummaryInUse> SummaryBlock(memory::Namespace& ns, int64_t conversa
 
 std::string MemoryGuide(bool recall_tool) {
   std::string guide =
-      "The blocks tagged profile, recent_days, conversation_summary and turn_context are your memory of "
-      "earlier conversations with this user, kept by the system: not what the user just said. Use them as "
-      "background; do not recite them or say you were given them. Where two facts disagree, the newer wins.";
+      "The blocks tagged profile, precious_passages, recent_days, conversation_summary and turn_context are "
+      "your memory of earlier conversations with this user, kept by the system: not what the user just said. "
+      "Use them as background; do not recite them or say you were given them. Where two facts disagree, the "
+      "newer wins. The precious passages are words from those conversations kept verbatim because they matter "
+      "to the user, each dated when it was said: quote them exactly when you quote them.";
   if (recall_tool) {
     guide += " The lines under \"Possibly relevant memories\" are hints only: call `recall` for the full text "
              "before you rely on one.";

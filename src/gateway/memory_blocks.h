@@ -27,6 +27,12 @@ namespace cilia::gateway {
 // BP1: the L2 documents as (name, markdown); record.injected["profile"] names them.
 std::vector<std::pair<std::string, std::string>> ProfileBlock(memory::Namespace& ns, store::TurnRecord& record);
 
+// BP1, after the profile: the precious passages that fit token_budget
+// (memory::PreciousForPrompt), verbatim and dated, as the raw content of the
+// precious_passages block; record.injected["precious"] lists their ids. The
+// same bytes every turn until a passage is pinned or forgotten.
+std::string PreciousBlock(memory::Namespace& ns, int token_budget, store::TurnRecord& record);
+
 // BP2: the same text all local day, refreshed by the nightly job.
 std::string DailyPackBlock(memory::Namespace& ns, UnixMs now, store::TurnRecord& record);
 

@@ -255,9 +255,11 @@ std::string VolatileText(const std::vector<std::string>& moved_lines, const Memo
   return Wrapped("turn_context", JoinNonEmpty({clock, ours}, "\n\n"));
 }
 
-// BP1's text: the guide, then the profile.
+// BP1's text: the guide, the profile, then the precious passages.
 std::string StableHead(const MemoryBlocks& memory) {
-  return JoinNonEmpty({Wrapped("memory_guide", memory.guide), ProfileText(memory.profile)}, "\n\n");
+  return JoinNonEmpty({Wrapped("memory_guide", memory.guide), ProfileText(memory.profile),
+                       Wrapped("precious_passages", memory.precious)},
+                      "\n\n");
 }
 
 // ---------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // docs/prompt-assembly.md).
 //
 // Wire order: tools (the client's, then `recall`) → system [client system
-// text minus per-turn lines, L2 profile] (BP1) → daily pack (BP2) → summary
+// text minus per-turn lines, memory guide, L2 profile, precious passages] (BP1) → daily pack (BP2) → summary
 // (BP3) → history (BP4 on its last message) → current user turn + volatile
 // block. Everything that changes per turn sits after the last breakpoint.
 //
@@ -28,6 +28,9 @@ struct MemoryBlocks {
   // relationship, rules, then the rest by name. Pass the last good copy when
   // a read fails: an empty profile changes BP1 and every cache after it.
   std::vector<std::pair<std::string, std::string>> profile;
+  // Verbatim passages the owner pinned (gateway::PreciousBlock), after the
+  // profile in BP1: they change as rarely as it does.
+  std::string precious;
   std::string daily_pack;     // digest + yesterday's log, refreshed once a local day (BP2)
   std::string summary;        // the compression cycle's summary of older history (BP3)
   // Per turn, never cached, never stored: cilia's clock line, and the menu and

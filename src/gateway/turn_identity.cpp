@@ -138,7 +138,7 @@ Result<TurnIdentity> StoreTurn(memory::Namespace& ns, const TurnStorage& storage
   memory::Archive archive(ns);
   auto stored = archive.Store(storage.ingest);
   if (!stored.ok()) return stored.status().With("storing the turn's messages");
-  known.conversation_row = stored->conversation_id;
+  known.conversation_row = stored->conversation_row;
   if (storage.created) CILIA_RETURN_IF_ERROR(memory::TagConversationUser(ns, known.conversation_row, client_user));
   if (!storage.current_id.empty()) {
     CILIA_ASSIGN_OR_RETURN(auto current, memory::MessageByCallerId(ns, known.conversation_row, storage.current_id));

@@ -102,7 +102,8 @@ void Bm25Index::CompactLocked() {
 }
 
 std::vector<std::pair<int64_t, double>> Bm25Index::Search(const std::vector<std::string>& terms, size_t k,
-                                                         const std::function<bool(int64_t)>& allow) const {
+                                                         const std::function<bool(int64_t)>& allow,
+                                                         const std::vector<std::pair<int64_t, double>>& seeds) const {
   std::shared_lock lock(mu_);
   std::vector<std::pair<int64_t, double>> out;
   const size_t live = id_slot_.size();
@@ -113,6 +114,12 @@ std::vector<std::pair<int64_t, double>> Bm25Index::Search(const std::vector<std:
   thread_local std::vector<uint32_t> touched;
   if (scores.size() < slot_id_.size()) scores.resize(slot_id_.size(), 0.f);
   touched.clear();
+  for (const auto& [id, score] : seeds) {
+    auto slot = id_slot_.find(id);
+    if (slot == id_slot_.end() || score <= 0) continue;
+    if (scores[slot->second] == 0.f) touched.push_back(slot->second);
+    scores[slot->second] += static_cast<float>(score);
+  }
   std::unordered_set<std::string_view> seen;
   std::vector<const std::vector<Posting>*> lists;
   for (const std::string& term : terms) {

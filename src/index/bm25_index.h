@@ -37,8 +37,12 @@ class Bm25Index {
   // out.
   static constexpr size_t kRarestTermsKept = 12;
   static constexpr int64_t kCommonShare = 10;
+  // `seeds` are documents that start with a score from another field (a
+  // title's), whether or not they hold any of `terms`; ids not in the index
+  // are ignored.
   std::vector<std::pair<int64_t, double>> Search(const std::vector<std::string>& terms, size_t k,
-                                                 const std::function<bool(int64_t)>& allow = {}) const;
+                                                 const std::function<bool(int64_t)>& allow = {},
+                                                 const std::vector<std::pair<int64_t, double>>& seeds = {}) const;
   // Documents holding every one of `terms`, newest (highest id) first.
   std::vector<int64_t> ContainingAll(const std::vector<std::string>& terms, size_t k,
                                      const std::function<bool(int64_t)>& allow = {}) const;

@@ -10,7 +10,7 @@
 namespace cilia::index {
 
 struct RankingOptions {
-  double vector_weight = 0.3;   // tuned on bench data; see RetrievalConfig
+  double vector_weight = 0.3;   // tuned on bench data; see RetrievalConfig (0: no vector lane)
   double lexical_weight = 0.7;
   double rrf_k = 60;
   double recency_days = 60;        // e-folding time of the recency multiplier
@@ -21,7 +21,10 @@ struct RankingOptions {
   // a vector lane always returns neighbours, and unrelated ones are noise.
   // Lexical hits are never dropped by it. Embedder-dependent (hash: 0.1).
   double min_vector_similarity = 0.1;
-  size_t max_merged_chars = 1400;  // overlapping windows merge into one result up to this size
+  // Overlapping windows merge into one result up to this size: a 700-character
+  // window and a short neighbour, not two full windows (bench/RESULTS.md).
+  size_t max_merged_chars = 1000;
+  double title_weight = 0.5;  // of a conversation title's BM25 in its windows' (index::TitleField)
   int per_conversation_day_cap = 2;
 };
 

@@ -31,10 +31,18 @@ LexicalTerms ChooseTerms(const Bm25Index& index, std::string_view query, double 
 }
 
 std::vector<std::pair<int64_t, double>> SearchLexical(const Bm25Index& index, std::string_view query, size_t limit,
-                                                      const std::function<bool(int64_t)>& allow) {
+                                                      const std::function<bool(int64_t)>& allow,
+                                                      const TitleField& title) {
+  std::vector<std::pair<int64_t, double>> seeds;
+  if (title.titles && title.weight > 0 && title.windows_of && title.titles->size() > 0) {
+    const LexicalTerms title_terms = ChooseTerms(*title.titles, query);
+    for (const auto& [conversation, score] : title.titles->Search(title_terms.terms, kTitleConversations)) {
+      for (int64_t window : title.windows_of(conversation)) seeds.emplace_back(window, title.weight * score);
+    }
+  }
   LexicalTerms terms = ChooseTerms(index, query);
-  if (terms.terms.empty()) return {};
-  return index.Search(terms.terms, limit, allow);
+  if (terms.terms.empty() && seeds.empty()) return {};
+  return index.Search(terms.terms, limit, allow, seeds);
 }
 
 std::string PhraseExpression(std::string_view text) {

@@ -24,9 +24,25 @@ struct LexicalTerms {
 };
 LexicalTerms ChooseTerms(const Bm25Index& index, std::string_view query, double common_share = 0.2);
 
-// Windows ranked by BM25 for `query`, best first, only those `allow` accepts.
+// The conversation title as a field of its own: a BM25 index over titles
+// (by conversation), and the windows of a conversation. A window scores its
+// body's BM25 plus `weight` times its conversation's title BM25, so a title
+// match raises all of a conversation's windows and those that also match in
+// the body most. Titles summarise (ChatGPT and Claude exports fill them).
+struct TitleField {
+  const Bm25Index* titles = nullptr;  // none: no title field
+  double weight = 0;
+  std::function<std::vector<int64_t>(int64_t conversation)> windows_of;
+};
+// The conversations whose titles match best, whose windows all get the title's
+// score: a title matching many conversations ranks little anyway.
+inline constexpr size_t kTitleConversations = 5;
+
+// Windows ranked by BM25 for `query` (with the title field, when given),
+// best first, only those `allow` accepts.
 std::vector<std::pair<int64_t, double>> SearchLexical(const Bm25Index& index, std::string_view query, size_t limit,
-                                                      const std::function<bool(int64_t)>& allow = {});
+                                                      const std::function<bool(int64_t)>& allow = {},
+                                                      const TitleField& title = {});
 
 // An FTS5 phrase for one token, with quotes doubled.
 std::string PhraseExpression(std::string_view text);

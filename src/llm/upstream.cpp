@@ -161,6 +161,10 @@ net::HttpRequest UpstreamClient::RequestTo(std::string_view path, const json& bo
   net::HttpRequest request;
   std::string base = provider_.base_url;
   while (!base.empty() && base.back() == '/') base.pop_back();
+  // Anthropic-style providers document their base without /v1 (the SDKs add
+  // it: https://api.anthropic.com, https://api.deepseek.com/anthropic); with
+  // or without, requests go to {base}/v1/messages.
+  if (provider_.kind == ProviderKind::kAnthropic && !base.ends_with("/v1")) base += "/v1";
   request.url = base + std::string(path);
   net::Headers headers = {{"content-type", "application/json"}};
   if (provider_.kind == ProviderKind::kOpenAI) {

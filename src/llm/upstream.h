@@ -51,7 +51,8 @@ class UpstreamClient {
   // The HTTP request for `body` (already in the provider's format): POST
   // {base_url}/chat/completions with a bearer key, {base_url}/responses (the
   // Chat Completions body converted, or as it is with responses_body) for wire_api = "responses", or
-  // {base_url}/messages with x-api-key and anthropic-version. For OpenAI streams it sets
+  // {base_url}/messages with x-api-key and anthropic-version (an anthropic
+  // base_url without a final /v1 gets one). For OpenAI streams it sets
   // stream_options.include_usage, so usage can be logged. `extra_headers`
   // (e.g. anthropic-beta from the client) are sent as well.
   net::HttpRequest BuildRequest(nlohmann::json body, bool stream, const net::Headers& extra_headers = {}) const;

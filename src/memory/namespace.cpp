@@ -1,13 +1,16 @@
 #include "memory/namespace.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <utility>
 
+#include "store/message_repo.h"
 #include "store/window_repo.h"
+#include "text/segmenter.h"
 
 namespace cilia::memory {
 
@@ -31,10 +34,12 @@ Status Namespace::LoadCaches() {
       CILIA_RETURN_IF_ERROR(repo.ForEachMeta([&](const store::WindowRepo::Meta& m, std::string_view words) {
         const WindowMeta meta{m.conversation_id, m.created_at, m.ended_at, m.access_count};
         meta_[m.id] = meta;  // ids are the table's keys: each comes once
-        CountLocked(meta, +1);
+        CountLocked(m.id, meta, +1);
         words_.Add(m.id, words);
       }));
     }
+    CILIA_ASSIGN_OR_RETURN(auto conversations, store::MessageRepo(db).AllConversations());
+    for (const auto& c : conversations) PutTitle(c.id, c.title);
     CILIA_ASSIGN_OR_RETURN(bool cached, LoadVectorCache(repo));
     if (cached) return Status::Ok();
     CILIA_ASSIGN_OR_RETURN(auto vecs, repo.VectorsOf(embedder_->id()));
@@ -91,29 +96,52 @@ namespace {
 int64_t DayOf(int64_t ms) { return ms >= 0 ? ms / kMsPerDay : -((-ms + kMsPerDay - 1) / kMsPerDay); }
 }  // namespace
 
-void Namespace::CountLocked(const WindowMeta& meta, int64_t delta) {
+void Namespace::CountLocked(int64_t id, const WindowMeta& meta, int64_t delta) {
+  if (delta > 0) {
+    conversation_windows_.insert({meta.conversation_row, id});
+  } else {
+    conversation_windows_.erase({meta.conversation_row, id});
+  }
   auto bump = [delta](auto& counts, int64_t key) {
     auto it = counts.try_emplace(key, 0).first;
     it->second += delta;
     if (it->second == 0) counts.erase(it);
   };
   bump(windows_per_day_, DayOf(meta.created_at));
-  bump(windows_per_conversation_, meta.conversation_id);
+  bump(windows_per_conversation_, meta.conversation_row);
 }
 
 void Namespace::PutWindowMeta(int64_t id, WindowMeta meta) {
   std::unique_lock lock(meta_mu_);
   auto [it, added] = meta_.try_emplace(id, meta);
-  if (!added) CountLocked(std::exchange(it->second, meta), -1);
-  CountLocked(meta, +1);
+  if (!added) CountLocked(id, std::exchange(it->second, meta), -1);
+  CountLocked(id, meta, +1);
 }
 
 void Namespace::RemoveWindowMeta(int64_t id) {
   std::unique_lock lock(meta_mu_);
   auto it = meta_.find(id);
   if (it == meta_.end()) return;
-  CountLocked(it->second, -1);
+  CountLocked(id, it->second, -1);
   meta_.erase(it);
+}
+
+std::vector<int64_t> Namespace::WindowsOf(int64_t conversation) const {
+  std::shared_lock lock(meta_mu_);
+  std::vector<int64_t> out;
+  for (auto it = conversation_windows_.lower_bound({conversation, INT64_MIN});
+       it != conversation_windows_.end() && it->first == conversation; ++it) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+void Namespace::PutTitle(int64_t conversation, std::string_view title) {
+  if (title.empty()) {
+    titles_.Remove(conversation);
+  } else {
+    titles_.Add(conversation, text::IndexText(title));
+  }
 }
 
 std::optional<WindowMeta> Namespace::GetWindowMeta(int64_t id) const {
@@ -126,8 +154,8 @@ std::optional<WindowMeta> Namespace::GetWindowMeta(int64_t id) const {
 size_t Namespace::AllowedAtMost(const store::WindowFilter& filter) const {
   std::shared_lock lock(meta_mu_);
   int64_t most = static_cast<int64_t>(meta_.size());
-  if (filter.conversation_id) {
-    auto it = windows_per_conversation_.find(*filter.conversation_id);
+  if (filter.conversation_row) {
+    auto it = windows_per_conversation_.find(*filter.conversation_row);
     most = it == windows_per_conversation_.end() ? 0 : it->second;
   }
   if (filter.from_ms || filter.to_ms) {
@@ -149,7 +177,7 @@ bool Namespace::Allows(const store::WindowFilter& filter, int64_t id) const {
   if (it == meta_.end()) return false;
   const WindowMeta& m = it->second;
   return (!filter.from_ms || m.ended_at >= *filter.from_ms) && (!filter.to_ms || m.created_at < *filter.to_ms) &&
-         (!filter.conversation_id || m.conversation_id == *filter.conversation_id);
+         (!filter.conversation_row || m.conversation_row == *filter.conversation_row);
 }
 
 void Namespace::AddAccess(int64_t id) {

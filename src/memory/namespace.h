@@ -5,8 +5,11 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -38,7 +41,7 @@ struct NamespaceOptions {
 
 // What recall needs to know of a window without reading it.
 struct WindowMeta {
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   int64_t created_at = 0;
   int64_t ended_at = 0;
   int64_t access_count = 0;
@@ -59,6 +62,12 @@ class Namespace {
   const embed::Embedder& embedder() const { return *embedder_; }
   index::VectorIndex& vectors() { return *vectors_; }
   index::Bm25Index& words() { return words_; }
+  // The conversations' titles for the lexical lane's title field, by
+  // conversation row (index::TitleField).
+  const index::Bm25Index& titles() const { return titles_; }
+  // Sets (an empty title: removes) a conversation's indexed title.
+  void PutTitle(int64_t conversation, std::string_view title);
+  void RemoveTitle(int64_t conversation) { titles_.Remove(conversation); }
   // The L1 excerpts' indexes (their own id space).
   ExcerptIndex& excerpts() { return excerpts_; }
   const TimeZone& tz() const { return tz_; }
@@ -69,6 +78,8 @@ class Namespace {
   void PutWindowMeta(int64_t id, WindowMeta meta);
   void RemoveWindowMeta(int64_t id);
   std::optional<WindowMeta> GetWindowMeta(int64_t id) const;
+  // The ids of a conversation's windows, oldest first.
+  std::vector<int64_t> WindowsOf(int64_t conversation) const;
   void AddAccess(int64_t id);
   size_t WindowCount() const;
   // At least as many windows as `filter` allows, from counts per UTC day
@@ -97,8 +108,9 @@ class Namespace {
   Status LoadCaches();
   Result<bool> LoadVectorCache(store::WindowRepo& repo);
   std::string VectorCachePath() const { return options_.dir + "/vectors.cache"; }
-  // Keeps the window counts in step with meta_; the caller holds meta_mu_.
-  void CountLocked(const WindowMeta& meta, int64_t delta);
+  // Keeps the window counts and conversation_windows_ in step with meta_;
+  // the caller holds meta_mu_.
+  void CountLocked(int64_t id, const WindowMeta& meta, int64_t delta);
 
   NamespaceOptions options_;
   std::shared_ptr<const embed::Embedder> embedder_;
@@ -108,11 +120,13 @@ class Namespace {
   std::unique_ptr<store::NamespaceStore> store_;
   std::unique_ptr<index::VectorIndex> vectors_;
   index::Bm25Index words_;
+  index::Bm25Index titles_;
   ExcerptIndex excerpts_;
   mutable std::shared_mutex meta_mu_;
   std::unordered_map<int64_t, WindowMeta> meta_;
   std::map<int64_t, int64_t> windows_per_day_;  // UTC day number -> windows created that day
   std::unordered_map<int64_t, int64_t> windows_per_conversation_;
+  std::set<std::pair<int64_t, int64_t>> conversation_windows_;  // (conversation, window id)
 };
 
 }  // namespace cilia::memory

@@ -48,6 +48,7 @@ Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) {
   o.ranking.recency_days = rc.recency_days;
   o.ranking.min_vector_similarity = rc.min_vector_similarity;
   o.ranking.relative_floor = rc.relative_floor;
+  o.ranking.title_weight = rc.title_weight;
   o.default_limit = rc.default_limit;
   o.max_limit = rc.max_limit;
   o.ranking.per_conversation_day_cap = rc.per_conversation_day_cap > 0 ? rc.per_conversation_day_cap : 1 << 30;
@@ -67,10 +68,10 @@ std::vector<std::string> Registry::Names() const {
   return out;
 }
 
-void Registry::ScheduleIndexing(const std::string& ns, int64_t conversation_id) {
+void Registry::ScheduleIndexing(const std::string& ns, int64_t conversation_row) {
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
-    queue_.emplace_back(ns, conversation_id);
+    queue_.emplace_back(ns, conversation_row);
   }
   queue_cv_.notify_one();
 }

@@ -38,7 +38,7 @@ class Registry {
   std::vector<std::string> Names() const;
 
   // Asks the background indexer to window a conversation soon.
-  void ScheduleIndexing(const std::string& ns, int64_t conversation_id);
+  void ScheduleIndexing(const std::string& ns, int64_t conversation_row);
   // Indexes every pending conversation of every namespace and embeds
   // windows that lack a vector of the current embedder, in the background,
   // on one of `executor`'s workers, which it holds until Stop().

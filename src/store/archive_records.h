@@ -20,7 +20,7 @@ struct ConversationRecord {
 
 struct MessageRecord {
   int64_t id = 0;
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   int64_t seq = 0;
   std::optional<std::string> caller_id;
   std::string role;
@@ -42,7 +42,7 @@ struct FileRecord {
 
 struct WindowRecord {
   int64_t id = 0;
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   int64_t first_seq = 0;
   int64_t first_segment = 0;
   int64_t last_seq = 0;

@@ -37,11 +37,11 @@ Result<std::vector<MessageMatch>> ConversationMatchRepo::FindMessages(std::strin
   return s->All([](const Statement& r) { return MessageMatch{r.Int(0), r.Int(1), r.Int(2)}; });
 }
 
-Status ConversationMatchRepo::TagUser(int64_t conversation_id, std::string_view client_user) {
+Status ConversationMatchRepo::TagUser(int64_t conversation_row, std::string_view client_user) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("INSERT INTO conversation_users(conversation_id, client_user) VALUES (?, ?) "
                                      "ON CONFLICT(conversation_id) DO UPDATE SET client_user = excluded.client_user"));
-  s->Bind(1, conversation_id).Bind(2, client_user);
+  s->Bind(1, conversation_row).Bind(2, client_user);
   return s->Run();
 }
 

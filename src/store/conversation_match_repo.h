@@ -17,7 +17,7 @@ namespace cilia::store {
 std::string_view TrimForMatch(std::string_view text);
 
 struct MessageMatch {
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   int64_t seq = 0;
   int64_t conversation_updated_at = 0;
 };
@@ -32,7 +32,7 @@ class ConversationMatchRepo {
                                                  std::string_view trimmed_text, int limit);
 
   // Tags the conversation as `client_user`'s, replacing an earlier tag.
-  Status TagUser(int64_t conversation_id, std::string_view client_user);
+  Status TagUser(int64_t conversation_row, std::string_view client_user);
 
  private:
   Database& db_;

@@ -52,7 +52,7 @@ ExcerptRecord ReadExcerpt(const Statement& s) {
 
 // Binds every column but id, from index 1 on; returns the next index.
 int BindExcerpt(Statement& s, const ExcerptRecord& e) {
-  s.Bind(1, e.content).Bind(2, e.quote).Bind(3, e.source.conversation_id).Bind(4, e.source.message_id);
+  s.Bind(1, e.content).Bind(2, e.quote).Bind(3, e.source.conversation_row).Bind(4, e.source.message_id);
   s.Bind(5, e.source.span_start).Bind(6, e.source.span_end).Bind(7, e.type);
   BindOptional(s, 8, e.fact_key);
   s.Bind(9, e.confidence).Bind(10, e.importance).Bind(11, e.valid_from).Bind(12, e.valid_to).Bind(13, Name(e.status));
@@ -83,7 +83,7 @@ CandidateRecord ReadCandidate(const Statement& s) {
 }
 
 int BindCandidate(Statement& s, const CandidateRecord& c) {
-  s.Bind(1, c.content).Bind(2, c.quote).Bind(3, c.source.conversation_id).Bind(4, c.source.message_id);
+  s.Bind(1, c.content).Bind(2, c.quote).Bind(3, c.source.conversation_row).Bind(4, c.source.message_id);
   s.Bind(5, c.source.span_start).Bind(6, c.source.span_end).Bind(7, c.type);
   BindOptional(s, 8, c.fact_key);
   s.Bind(9, c.confidence).Bind(10, c.date).Bind(11, c.reason).Bind(12, c.target_id).Bind(13, Name(c.status));
@@ -98,7 +98,7 @@ HistoryRecord ReadHistory(const Statement& s) {
 ExtractionBatch ReadBatch(const Statement& s) {
   ExtractionBatch b;
   b.id = s.Int(0);
-  b.conversation_id = s.Int(1);
+  b.conversation_row = s.Int(1);
   b.first_seq = s.Int(2);
   b.end_seq = s.Int(3);
   b.content_hash = s.Text(4);
@@ -216,6 +216,12 @@ Status ExcerptRepo::ForEachIndexEntry(const std::function<void(const ExcerptInde
 
 Result<int64_t> ExcerptRepo::Count() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM excerpts"));
+  return s->OneInt();
+}
+
+Result<int64_t> ExcerptRepo::CountWithStatus(ExcerptStatus status) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM excerpts WHERE status = ?"));
+  s->Bind(1, Name(status));
   return s->OneInt();
 }
 
@@ -338,6 +344,12 @@ Result<std::vector<CandidateRecord>> ExcerptRepo::ListCandidates(std::optional<C
   return s->All(ReadCandidate);
 }
 
+Result<int64_t> ExcerptRepo::CountCandidates(CandidateStatus status) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM candidates WHERE status = ?"));
+  s->Bind(1, Name(status));
+  return s->OneInt();
+}
+
 Result<std::optional<CandidateRecord>> ExcerptRepo::FindPendingCandidate(const QuoteSource& source,
                                                                          std::string_view content) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
@@ -354,10 +366,10 @@ Status ExcerptRepo::ForEachCandidate(const std::function<void(const CandidateRec
   return s->Each([&](const Statement& row) { visit(ReadCandidate(row)); });
 }
 
-Result<std::optional<ExtractionCursor>> ExcerptRepo::GetCursor(int64_t conversation_id) {
+Result<std::optional<ExtractionCursor>> ExcerptRepo::GetCursor(int64_t conversation_row) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT conversation_id, through_seq, updated_at FROM "
                                                     "extraction_cursors WHERE conversation_id = ?"));
-  s->Bind(1, conversation_id);
+  s->Bind(1, conversation_row);
   return s->One([](const Statement& r) {
     return ExtractionCursor{r.Int(0), r.Int(1), r.Int(2)};
   });
@@ -366,7 +378,7 @@ Result<std::optional<ExtractionCursor>> ExcerptRepo::GetCursor(int64_t conversat
 Status ExcerptRepo::PutCursor(const ExtractionCursor& cursor) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO extraction_cursors(conversation_id, "
                                                     "through_seq, updated_at) VALUES (?, ?, ?)"));
-  s->Bind(1, cursor.conversation_id).Bind(2, cursor.through_seq).Bind(3, cursor.updated_at);
+  s->Bind(1, cursor.conversation_row).Bind(2, cursor.through_seq).Bind(3, cursor.updated_at);
   return s->Run();
 }
 
@@ -376,11 +388,11 @@ Result<std::vector<ExtractionCursor>> ExcerptRepo::AllCursors() {
   return s->All([](const Statement& r) { return ExtractionCursor{r.Int(0), r.Int(1), r.Int(2)}; });
 }
 
-Result<std::optional<ExtractionBatch>> ExcerptRepo::GetBatch(int64_t conversation_id, int64_t first_seq) {
+Result<std::optional<ExtractionBatch>> ExcerptRepo::GetBatch(int64_t conversation_row, int64_t first_seq) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT {} FROM extraction_batches WHERE "
                                                                 "conversation_id = ? AND first_seq = ?",
                                                                 kBatchColumns)));
-  s->Bind(1, conversation_id).Bind(2, first_seq);
+  s->Bind(1, conversation_row).Bind(2, first_seq);
   return s->One(ReadBatch);
 }
 
@@ -405,10 +417,10 @@ Status ExcerptRepo::PutBatch(ExtractionBatch& b) {
   } else {
     s->BindNull(1);
   }
-  s->Bind(2, b.conversation_id).Bind(3, b.first_seq).Bind(4, b.end_seq).Bind(5, b.content_hash).Bind(6, b.attempts);
+  s->Bind(2, b.conversation_row).Bind(3, b.first_seq).Bind(4, b.end_seq).Bind(5, b.content_hash).Bind(6, b.attempts);
   s->Bind(7, Name(b.status)).Bind(8, b.error).Bind(9, b.items).Bind(10, b.created_at).Bind(11, b.updated_at);
   CILIA_RETURN_IF_ERROR(s->Run());
-  CILIA_ASSIGN_OR_RETURN(auto stored, GetBatch(b.conversation_id, b.first_seq));
+  CILIA_ASSIGN_OR_RETURN(auto stored, GetBatch(b.conversation_row, b.first_seq));
   if (stored) b.id = stored->id;
   return Status::Ok();
 }
@@ -419,9 +431,9 @@ Result<std::vector<ExtractionBatch>> ExcerptRepo::AllBatches() {
   return s->All(ReadBatch);
 }
 
-Result<std::vector<int64_t>> ExcerptRepo::DeleteQuoting(int64_t conversation_id, std::optional<int64_t> message_id) {
+Result<std::vector<int64_t>> ExcerptRepo::DeleteQuoting(int64_t conversation_row, std::optional<int64_t> message_id) {
   const char* where = message_id ? "message_id = ?" : "conversation_id = ?";
-  const int64_t key = message_id.value_or(conversation_id);
+  const int64_t key = message_id.value_or(conversation_row);
   CILIA_ASSIGN_OR_RETURN(Statement * find, db_.Prepare(fmt::format("SELECT id FROM excerpts WHERE {}", where)));
   find->Bind(1, key);
   CILIA_ASSIGN_OR_RETURN(std::vector<int64_t> ids, find->All(FirstInt));

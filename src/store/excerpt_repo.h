@@ -19,7 +19,7 @@ namespace cilia::store {
 // Where an excerpt's or candidate's quote is: code points [start, end) of
 // one message's text.
 struct QuoteSource {
-  int64_t conversation_id = 0;  // row ids
+  int64_t conversation_row = 0;  // row ids
   int64_t message_id = 0;
   int64_t span_start = 0;
   int64_t span_end = 0;
@@ -85,7 +85,7 @@ struct CandidateRecord : QuotedItem {
 };
 
 struct ExtractionCursor {
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   int64_t through_seq = 0;
   int64_t updated_at = 0;
 
@@ -94,7 +94,7 @@ struct ExtractionCursor {
 
 struct ExtractionBatch {
   int64_t id = 0;
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   int64_t first_seq = 0;
   int64_t end_seq = 0;
   std::string content_hash;
@@ -111,7 +111,7 @@ struct ExtractionBatch {
 // What the in-memory excerpt index keeps of a row (memory/excerpt_index.h).
 struct ExcerptIndexEntry {
   int64_t id = 0;
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   int64_t said_at = 0;  // created_at of the quoted message
   ExcerptStatus status = ExcerptStatus::kActive;
   int64_t access_count = 0;
@@ -153,6 +153,7 @@ class ExcerptRepo {
   // Every excerpt's index entry, by id.
   Status ForEachIndexEntry(const std::function<void(const ExcerptIndexEntry&)>& visit);
   Result<int64_t> Count();
+  Result<int64_t> CountWithStatus(ExcerptStatus status);
   // The row and its vector; its history stays (so a deletion can be undone).
   Status Delete(int64_t id);
   // A real recall: access count +1, last_recalled, a recall_log row.
@@ -173,16 +174,17 @@ class ExcerptRepo {
   Result<std::optional<CandidateRecord>> GetCandidate(int64_t id);
   // Newest first; without a status, every status.
   Result<std::vector<CandidateRecord>> ListCandidates(std::optional<CandidateStatus> status, const PageRequest& page);
+  Result<int64_t> CountCandidates(CandidateStatus status);
   // A pending candidate with this source and content, if one exists: the
   // extractor does not queue the same item twice.
   Result<std::optional<CandidateRecord>> FindPendingCandidate(const QuoteSource& source, std::string_view content);
   Status ForEachCandidate(const std::function<void(const CandidateRecord&)>& visit);
 
-  Result<std::optional<ExtractionCursor>> GetCursor(int64_t conversation_id);
+  Result<std::optional<ExtractionCursor>> GetCursor(int64_t conversation_row);
   Status PutCursor(const ExtractionCursor& cursor);
   Result<std::vector<ExtractionCursor>> AllCursors();
 
-  Result<std::optional<ExtractionBatch>> GetBatch(int64_t conversation_id, int64_t first_seq);
+  Result<std::optional<ExtractionBatch>> GetBatch(int64_t conversation_row, int64_t first_seq);
   // Whether a batch with this content succeeded before.
   Result<bool> SucceededBefore(std::string_view content_hash);
   Status PutBatch(ExtractionBatch& batch);  // insert or replace by (conversation, first_seq); sets id
@@ -191,7 +193,7 @@ class ExcerptRepo {
   // Forget: every excerpt and candidate quoting the message (or, without
   // one, any message of the conversation), with the excerpts' history and
   // vectors. Returns the ids of the excerpts removed.
-  Result<std::vector<int64_t>> DeleteQuoting(int64_t conversation_id, std::optional<int64_t> message_id);
+  Result<std::vector<int64_t>> DeleteQuoting(int64_t conversation_row, std::optional<int64_t> message_id);
 
  private:
   Database& db_;

@@ -19,7 +19,7 @@ JobRun ReadRun(const Statement& s) {
   r.started_by = s.Text(3);
   r.started_at = s.Int(4);
   r.ended_at = s.OptionalInt(5);
-  r.outcome = s.Text(6);
+  r.outcome = StoredValue<JobOutcome>(s.TextView(6));
   r.error = s.Text(7);
   r.items = s.Int(8);
   json detail = json::parse(s.TextView(9), nullptr, /*allow_exceptions=*/false);
@@ -38,11 +38,11 @@ Result<int64_t> JobRunRepo::Start(std::string_view job, std::string_view name_sp
   return db_.LastInsertId();
 }
 
-Status JobRunRepo::Finish(int64_t id, std::string_view outcome, std::string_view error, int64_t items,
+Status JobRunRepo::Finish(int64_t id, JobOutcome outcome, std::string_view error, int64_t items,
                           const json& detail, UnixMs now) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("UPDATE job_runs SET ended_at = ?, outcome = ?, error = ?, "
                                                     "items = ?, detail = ? WHERE id = ?"));
-  s->Bind(1, now).Bind(2, outcome).Bind(3, error).Bind(4, items).Bind(5, detail.dump()).Bind(6, id);
+  s->Bind(1, now).Bind(2, Name(outcome)).Bind(3, error).Bind(4, items).Bind(5, detail.dump()).Bind(6, id);
   CILIA_RETURN_IF_ERROR(s->Run());
   if (db_.Changes() == 0) return Status::NotFound(fmt::format("no job run {}", id));
   return Status::Ok();

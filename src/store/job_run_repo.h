@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "core/time.h"
 #include "store/db.h"
+#include "store/record_values.h"
 
 namespace cilia::store {
 
@@ -23,7 +24,7 @@ struct JobRun {
   std::string started_by;  // "schedule" or "manual"
   UnixMs started_at = 0;
   std::optional<UnixMs> ended_at;  // nullopt while running
-  std::string outcome;             // running, ok, skipped, failed
+  JobOutcome outcome = JobOutcome::kRunning;
   std::string error;               // "" unless failed
   int64_t items = 0;               // what the job counts as done (messages, days, rows…)
   nlohmann::json detail = nlohmann::json::object();
@@ -36,7 +37,7 @@ class JobRunRepo {
   // A new run, outcome "running"; returns its id.
   Result<int64_t> Start(std::string_view job, std::string_view name_space, std::string_view started_by, UnixMs now);
   // Ends run `id` with `outcome` (ok, skipped, failed).
-  Status Finish(int64_t id, std::string_view outcome, std::string_view error, int64_t items,
+  Status Finish(int64_t id, JobOutcome outcome, std::string_view error, int64_t items,
                 const nlohmann::json& detail, UnixMs now);
   // Newest first; `job` keeps that job's runs; `before_id` continues a page.
   Result<std::vector<JobRun>> List(std::optional<std::string> job, std::optional<int64_t> before_id, int limit);

@@ -30,7 +30,7 @@ ConversationRecord ReadConversation(const Statement& s) {
 MessageRecord ReadMessage(const Statement& s) {
   MessageRecord m;
   m.id = s.Int(0);
-  m.conversation_id = s.Int(1);
+  m.conversation_row = s.Int(1);
   m.seq = s.Int(2);
   m.caller_id = s.OptionalText(3);
   m.role = s.Text(4);
@@ -108,12 +108,12 @@ Result<std::vector<ConversationRecord>> MessageRepo::AllConversations() {
   return s->All(ReadConversation);
 }
 
-Result<std::optional<MessageRecord>> MessageRepo::FindByCallerId(int64_t conversation_id,
+Result<std::optional<MessageRecord>> MessageRepo::FindByCallerId(int64_t conversation_row,
                                                                  std::string_view caller_id) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
                                             "SELECT {} FROM messages WHERE conversation_id = ? AND caller_id = ?",
                                             kMessageColumns)));
-  s->Bind(1, conversation_id).Bind(2, caller_id);
+  s->Bind(1, conversation_row).Bind(2, caller_id);
   return s->One(ReadMessage);
 }
 
@@ -131,7 +131,7 @@ Status MessageRepo::Insert(MessageRecord& m) {
                          "content_hash, created_at, stored_at, source, id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
                        : "INSERT INTO messages(conversation_id, seq, caller_id, role, name, content, text, "
                          "content_hash, created_at, stored_at, source) VALUES (?,?,?,?,?,?,?,?,?,?,?)"));
-  s->Bind(1, m.conversation_id).Bind(2, m.seq);
+  s->Bind(1, m.conversation_row).Bind(2, m.seq);
   if (m.caller_id) s->Bind(3, *m.caller_id); else s->BindNull(3);
   s->Bind(4, m.role).Bind(5, m.name).Bind(6, m.content).Bind(7, m.text).Bind(8, m.content_hash);
   s->Bind(9, m.created_at).Bind(10, m.stored_at).Bind(11, m.source);
@@ -142,7 +142,7 @@ Status MessageRepo::Insert(MessageRecord& m) {
 }
 
 Status MessageRepo::Append(ConversationRecord& conv, MessageRecord& m) {
-  m.conversation_id = conv.id;
+  m.conversation_row = conv.id;
   CILIA_RETURN_IF_ERROR(Insert(m));
   ++conv.message_count;
   conv.created_at = std::min(conv.created_at, m.created_at);
@@ -150,24 +150,29 @@ Status MessageRepo::Append(ConversationRecord& conv, MessageRecord& m) {
   return Status::Ok();
 }
 
-Result<std::vector<MessageRecord>> MessageRepo::MessagesFrom(int64_t conversation_id, int64_t from_seq, int limit) {
+Result<std::vector<MessageRecord>> MessageRepo::MessagesFrom(int64_t conversation_row, int64_t from_seq, int limit) {
   CILIA_ASSIGN_OR_RETURN(
       Statement * s,
       db_.Prepare(fmt::format("SELECT {} FROM messages WHERE conversation_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
                               kMessageColumns)));
-  s->Bind(1, conversation_id).Bind(2, from_seq).Bind(3, limit > 0 ? int64_t{limit} : int64_t{-1});
+  s->Bind(1, conversation_row).Bind(2, from_seq).Bind(3, limit > 0 ? int64_t{limit} : int64_t{-1});
   return s->All(ReadMessage);
 }
 
-Result<std::vector<MessageRecord>> MessageRepo::MessagesBefore(int64_t conversation_id, int64_t before_seq, int limit) {
+Result<std::vector<MessageRecord>> MessageRepo::MessagesBefore(int64_t conversation_row, int64_t before_seq, int limit) {
   CILIA_ASSIGN_OR_RETURN(
       Statement * s,
       db_.Prepare(fmt::format("SELECT {} FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
                               kMessageColumns)));
-  s->Bind(1, conversation_id).Bind(2, before_seq).Bind(3, int64_t{limit});
+  s->Bind(1, conversation_row).Bind(2, before_seq).Bind(3, int64_t{limit});
   CILIA_ASSIGN_OR_RETURN(auto messages, s->All(ReadMessage));
   std::reverse(messages.begin(), messages.end());
   return messages;
+}
+
+Result<int64_t> MessageRepo::CountConversations() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM conversations"));
+  return s->OneInt();
 }
 
 Result<int64_t> MessageRepo::CountMessages() {

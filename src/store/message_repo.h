@@ -27,7 +27,7 @@ class MessageRepo {
                                                             std::optional<std::pair<int64_t, int64_t>> after);
   Result<std::vector<ConversationRecord>> AllConversations();
 
-  Result<std::optional<MessageRecord>> FindByCallerId(int64_t conversation_id, std::string_view caller_id);
+  Result<std::optional<MessageRecord>> FindByCallerId(int64_t conversation_row, std::string_view caller_id);
   Result<std::optional<MessageRecord>> GetMessage(int64_t id);
   // Inserts and sets m.id.
   Status Insert(MessageRecord& m);
@@ -35,16 +35,17 @@ class MessageRepo {
   // times); the caller saves conv.
   Status Append(ConversationRecord& conv, MessageRecord& m);
   // Messages of a conversation with seq >= from_seq, in order, at most limit (0: all).
-  Result<std::vector<MessageRecord>> MessagesFrom(int64_t conversation_id, int64_t from_seq, int limit = 0);
+  Result<std::vector<MessageRecord>> MessagesFrom(int64_t conversation_row, int64_t from_seq, int limit = 0);
   // The last `limit` messages of a conversation with seq < before_seq, in order.
-  Result<std::vector<MessageRecord>> MessagesBefore(int64_t conversation_id, int64_t before_seq, int limit);
+  Result<std::vector<MessageRecord>> MessagesBefore(int64_t conversation_row, int64_t before_seq, int limit);
+  Result<int64_t> CountConversations();
   Result<int64_t> CountMessages();
   // Messages per quarter hour of their created_at, as (the bucket's first
   // millisecond, count), oldest first: fine enough to count them per local
   // day in any time zone (offsets are whole quarter hours).
   Result<std::vector<std::pair<int64_t, int64_t>>> CountsPerQuarterHour();
   struct ConversationSpan {
-    int64_t conversation_id = 0;  // the row id
+    int64_t conversation_row = 0;  // the row id
     int64_t messages = 0;
     int64_t first_seq = 0;
   };

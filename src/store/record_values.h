@@ -37,6 +37,8 @@ enum class RollupKind { kWeek, kMonth };
 // memory:write key, REST or MCP) or the owner (an admin key). Precious
 // passages are the owner's or an agent's only.
 enum class Author { kExtractor, kAgent, kOwner };
+// A background job's run: running until it ends ok, skipped or failed.
+enum class JobOutcome { kRunning, kOk, kSkipped, kFailed };
 
 // The strings, in the order of the enum's values.
 template <typename E>
@@ -64,6 +66,10 @@ struct ValueNames<RollupKind> {
 template <>
 struct ValueNames<Author> {
   static constexpr std::array<std::string_view, 3> kNames{"extractor", "agent", "owner"};
+};
+template <>
+struct ValueNames<JobOutcome> {
+  static constexpr std::array<std::string_view, 4> kNames{"running", "ok", "skipped", "failed"};
 };
 
 template <typename E>

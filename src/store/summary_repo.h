@@ -16,7 +16,7 @@ namespace cilia::store {
 
 struct ConversationSummary {
   int64_t id = 0;
-  int64_t conversation_id = 0;  // cilia's row id (conversations.id)
+  int64_t conversation_row = 0;  // cilia's row id (conversations.id)
   int64_t through_seq = 0;      // the summary covers messages with seq < through_seq
   std::string text;
   std::string model;  // "<provider>/<id>" that wrote it
@@ -32,12 +32,12 @@ class SummaryRepo {
 
   // The summary that covers the most of the conversation (the newest of
   // those, when two cover as much), or nullopt.
-  Result<std::optional<ConversationSummary>> Latest(int64_t conversation_id);
+  Result<std::optional<ConversationSummary>> Latest(int64_t conversation_row);
   // Stores s (its id is ignored) and returns the new id.
   Result<int64_t> Add(const ConversationSummary& s);
   // Drops the summaries that cover message `seq` (through_seq > seq).
-  Status ForgetFrom(int64_t conversation_id, int64_t seq);
-  Status ForgetConversation(int64_t conversation_id);
+  Status ForgetFrom(int64_t conversation_row, int64_t seq);
+  Status ForgetConversation(int64_t conversation_row);
 
  private:
   Database& db_;

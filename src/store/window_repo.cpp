@@ -18,7 +18,7 @@ constexpr const char* kWindowColumns =
 WindowRecord ReadWindow(const Statement& s) {
   WindowRecord w;
   w.id = s.Int(0);
-  w.conversation_id = s.Int(1);
+  w.conversation_row = s.Int(1);
   w.first_seq = s.Int(2);
   w.first_segment = s.Int(3);
   w.last_seq = s.Int(4);
@@ -37,14 +37,14 @@ std::string FilterSql(const WindowFilter& f) {
   std::string sql;
   if (f.from_ms) sql += " AND w.ended_at >= ?";
   if (f.to_ms) sql += " AND w.created_at < ?";
-  if (f.conversation_id) sql += " AND w.conversation_id = ?";
+  if (f.conversation_row) sql += " AND w.conversation_id = ?";
   return sql;
 }
 
 int BindFilter(Statement* s, int index, const WindowFilter& f) {
   if (f.from_ms) s->Bind(index++, *f.from_ms);
   if (f.to_ms) s->Bind(index++, *f.to_ms);
-  if (f.conversation_id) s->Bind(index++, *f.conversation_id);
+  if (f.conversation_row) s->Bind(index++, *f.conversation_row);
   return index;
 }
 
@@ -71,7 +71,7 @@ Status WindowRepo::InsertAll(std::span<WindowRecord> windows) {
     for (size_t i = 0; i < n; ++i) {
       const WindowRecord& w = windows[i];
       const int at = static_cast<int>(i) * kColumns;
-      s->Bind(at + 1, w.conversation_id).Bind(at + 2, w.first_seq).Bind(at + 3, w.first_segment);
+      s->Bind(at + 1, w.conversation_row).Bind(at + 2, w.first_seq).Bind(at + 3, w.first_segment);
       s->Bind(at + 4, w.last_seq).Bind(at + 5, w.created_at).Bind(at + 6, w.ended_at).Bind(at + 7, w.spans);
       s->Bind(at + 8, w.body).Bind(at + 9, w.words).Bind(at + 10, w.cjk);
     }
@@ -92,39 +92,39 @@ Result<std::optional<WindowRecord>> WindowRepo::Get(int64_t id) {
   return s->One(ReadWindow);
 }
 
-Result<std::vector<WindowRecord>> WindowRepo::ForConversation(int64_t conversation_id) {
+Result<std::vector<WindowRecord>> WindowRepo::ForConversation(int64_t conversation_row) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
                                             "SELECT {} FROM windows WHERE conversation_id = ? "
                                             "ORDER BY first_seq, first_segment",
                                             kWindowColumns)));
-  s->Bind(1, conversation_id);
+  s->Bind(1, conversation_row);
   return s->All(ReadWindow);
 }
 
-Result<std::optional<WindowRecord>> WindowRepo::LastOf(int64_t conversation_id) {
+Result<std::optional<WindowRecord>> WindowRepo::LastOf(int64_t conversation_row) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
                                             "SELECT {} FROM windows WHERE conversation_id = ? "
                                             "ORDER BY first_seq DESC, first_segment DESC LIMIT 1",
                                             kWindowColumns)));
-  s->Bind(1, conversation_id);
+  s->Bind(1, conversation_row);
   return s->One(ReadWindow);
 }
 
-Result<std::optional<WindowRecord>> WindowRepo::FirstCovering(int64_t conversation_id, int64_t seq) {
+Result<std::optional<WindowRecord>> WindowRepo::FirstCovering(int64_t conversation_row, int64_t seq) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
                                             "SELECT {} FROM windows WHERE conversation_id = ? AND first_seq <= ? "
                                             "AND last_seq >= ? ORDER BY first_seq, first_segment LIMIT 1",
                                             kWindowColumns)));
-  s->Bind(1, conversation_id).Bind(2, seq).Bind(3, seq);
+  s->Bind(1, conversation_row).Bind(2, seq).Bind(3, seq);
   return s->One(ReadWindow);
 }
 
-Result<std::vector<int64_t>> WindowRepo::DeleteFrom(int64_t conversation_id, int64_t first_seq,
+Result<std::vector<int64_t>> WindowRepo::DeleteFrom(int64_t conversation_row, int64_t first_seq,
                                                     int64_t first_segment) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("DELETE FROM windows WHERE conversation_id = ? AND "
                                      "(first_seq > ? OR (first_seq = ? AND first_segment >= ?)) RETURNING id"));
-  s->Bind(1, conversation_id).Bind(2, first_seq).Bind(3, first_seq).Bind(4, first_segment);
+  s->Bind(1, conversation_row).Bind(2, first_seq).Bind(3, first_seq).Bind(4, first_segment);
   return s->All(FirstInt);
 }
 
@@ -153,7 +153,7 @@ Status WindowRepo::RecordRecall(int64_t id, int64_t at_ms, std::string_view quer
 Result<std::vector<ScoredId>> WindowRepo::SearchFts(const char* table, const std::string& match,
                                                     const WindowFilter& filter, int limit) {
   std::string sql;
-  bool filtered = filter.from_ms || filter.to_ms || filter.conversation_id;
+  bool filtered = filter.from_ms || filter.to_ms || filter.conversation_row;
   if (filtered) {
     sql = fmt::format("SELECT f.rowid, f.rowid FROM {0} f JOIN windows w ON w.id = f.rowid WHERE {0} MATCH ?{1} "
                       "ORDER BY f.rowid DESC LIMIT ?",

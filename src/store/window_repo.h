@@ -22,7 +22,7 @@ struct WindowFilter {
   // message there (ended_at >= from, created_at < to).
   std::optional<int64_t> from_ms;
   std::optional<int64_t> to_ms;
-  std::optional<int64_t> conversation_id;
+  std::optional<int64_t> conversation_row;
 };
 
 struct ScoredId {
@@ -46,14 +46,14 @@ class WindowRepo {
   Status InsertAll(std::span<WindowRecord> windows);
   Result<std::optional<WindowRecord>> Get(int64_t id);
   // The conversation's windows in order.
-  Result<std::vector<WindowRecord>> ForConversation(int64_t conversation_id);
+  Result<std::vector<WindowRecord>> ForConversation(int64_t conversation_row);
   // The conversation's last window (highest first_seq, first_segment).
-  Result<std::optional<WindowRecord>> LastOf(int64_t conversation_id);
+  Result<std::optional<WindowRecord>> LastOf(int64_t conversation_row);
   // Windows that cover a message seq, earliest first.
-  Result<std::optional<WindowRecord>> FirstCovering(int64_t conversation_id, int64_t seq);
+  Result<std::optional<WindowRecord>> FirstCovering(int64_t conversation_row, int64_t seq);
   // Deletes the conversation's windows starting at or after (seq, segment)
   // and returns their ids.
-  Result<std::vector<int64_t>> DeleteFrom(int64_t conversation_id, int64_t first_seq, int64_t first_segment);
+  Result<std::vector<int64_t>> DeleteFrom(int64_t conversation_row, int64_t first_seq, int64_t first_segment);
   // Every window's catalogue entry and words, for the in-memory indexes.
   struct Meta {
     int64_t id, conversation_id, created_at, ended_at, access_count;

@@ -152,6 +152,44 @@ for (const [kind] of Object.entries(UPSTREAMS)) {
       });
     }
 
+    test('a precious passage is in the cached prefix, and two consecutive turns send the same prefix bytes', async (t) => {
+      if (gw.skip) return t.skip(gw.skip);
+      const words = `You said the stars would remember for us ${uniqueId('star')}.`;
+      const told = uniqueId('told');
+      await say(gw, kind, `${words} I want to keep that.`, { conversation: told });
+      const [said] = await storedMessages(gw, told);
+      const pin = await gw.api('/v1/precious', { body: { conversation_id: told, message_ids: [said.id], content: words } });
+      assert.equal(pin.status, 201, pin.text);
+
+      const conversation = uniqueId('prefix');
+      const first = uniqueId('first');
+      const second = uniqueId('second');
+      await say(gw, kind, `${first} good evening`, { conversation });
+      await say(gw, kind, [
+        { role: 'user', content: `${first} good evening` },
+        { role: 'assistant', content: `echo: ${first} good evening` },
+        { role: 'user', content: `${second} how are you?` },
+      ], { conversation });
+      const [one] = await upstreamRequestsWith(gw.upstream, first);
+      const [two] = await upstreamRequestsWith(gw.upstream, second);
+
+      const systemText = systemTextOf(one.body);
+      const block = systemText.match(/<precious_passages>\n[\s\S]*?\n<\/precious_passages>/)?.[0] ?? '';
+      assert.match(block, /<passage date="\d{4}-\d{2}-\d{2}">\n/, `dated: ${systemText.slice(-600)}`);
+      assert.ok(block.includes(`\n${words}\n</passage>`), `verbatim: ${block}`);
+      assert.ok(systemText.indexOf('<precious_passages>') > systemText.indexOf('<memory_guide>'), 'in BP1, after the guide');
+      if (kind === 'anthropic') {
+        const bp1 = one.body.system.find((b) => b.text?.includes('<precious_passages>'));
+        assert.ok(bp1?.cache_control, 'the block that holds it carries BP1');
+      }
+
+      // The stable prefix: the tools and the system part, byte for byte.
+      const prefixOf = (body) => JSON.stringify([body.tools, body.system ?? body.messages.filter((m) => m.role === 'system')]);
+      assert.equal(prefixOf(two.body), prefixOf(one.body), 'the cached prefix is the same bytes on the next turn');
+      const [record] = await turnRecords(gw, conversation);
+      assert.ok(record.injected.precious?.includes(pin.json.id), `the turn record names it: ${JSON.stringify(record.injected)}`);
+    });
+
     test('a fact told in one conversation is in the menu of a later turn of another, and in the turn record', async (t) => {
       if (gw.skip) return t.skip(gw.skip);
       const city = `Reykjavik${uniqueId('x').slice(2)}`;

@@ -220,7 +220,7 @@ json UpsertInput() {
       {"content"});
 }
 
-void AddWriteTools(ToolRegistry& tools) {
+void AddUpsertTool(ToolRegistry& tools) {
   tools.Add(
       {"memory_upsert", "Write a memory",
        "Keep something about the owner for later: a fact, preference, plan, event or rule they would want "
@@ -247,7 +247,10 @@ void AddWriteTools(ToolRegistry& tools) {
          out.structured["created"] = upserted.created;
          return out;
        }});
+}
 
+// Supersede, archive and delete: what becomes of a memory that is there.
+void AddChangeTools(ToolRegistry& tools) {
   tools.Add({"memory_supersede", "Supersede a memory",
              "Mark a memory as replaced by a newer one (both must exist: write the new one first with "
              "memory_upsert). The old one stays, superseded, and can be revived; recall stops offering it.",
@@ -295,7 +298,9 @@ void AddWriteTools(ToolRegistry& tools) {
                const std::string public_id = memory::ExcerptPublicId(id);
                return ToolOutput{"Deleted memory " + public_id + ".", json{{"deleted", true}, {"id", public_id}}};
              }});
+}
 
+void AddPinTool(ToolRegistry& tools) {
   tools.Add(
       {"memory_pin", "Pin a precious passage",
        "Keep a passage the owner treasures, verbatim, among the precious passages the boot pack shows. It must "
@@ -327,7 +332,9 @@ void AddWriteTools(ToolRegistry& tools) {
          std::string text = fmt::format("Pinned \"{}\" · {}", out.value("content", ""), out.value("id", ""));
          return ToolOutput{std::move(text), std::move(out)};
        }});
+}
 
+void AddIngestTool(ToolRegistry& tools) {
   json message = ObjectSchema(
       {{"id", Field("string", "Your id of the message, unique in the conversation; sending it again with the same "
                               "content stores nothing.")},
@@ -362,6 +369,13 @@ void AddWriteTools(ToolRegistry& tools) {
                                                        {"stored", outcome.stored},
                                                        {"duplicates", outcome.duplicates}}};
              }});
+}
+
+void AddWriteTools(ToolRegistry& tools) {
+  AddUpsertTool(tools);
+  AddChangeTools(tools);
+  AddPinTool(tools);
+  AddIngestTool(tools);
 }
 
 void AddExportTool(ToolRegistry& tools) {

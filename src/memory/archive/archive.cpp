@@ -127,7 +127,7 @@ Result<std::optional<store::MessageRecord>> FindByPublicId(store::MessageRepo& r
   const std::optional<int64_t> internal = ParsePublicId(IdKind::kMessage, public_id);
   if (!internal) return std::optional<store::MessageRecord>();
   CILIA_ASSIGN_OR_RETURN(auto message, repo.GetMessage(*internal));
-  if (message && (message->conversation_id != conversation_row || message->caller_id)) message.reset();
+  if (message && (message->conversation_row != conversation_row || message->caller_id)) message.reset();
   return message;
 }
 
@@ -163,9 +163,12 @@ Result<IngestOutcome> Archive::StoreOne(store::Database& db, const ingest::Inges
     CILIA_ASSIGN_OR_RETURN(conv, repo.CreateConversation(in.conversation_id, in.title, first_at));
   }
   if (!in.title.empty()) conv.title = in.title;
+  // Ahead of the commit: a title left by a rolled-back request ranks only
+  // windows its conversation does not have.
+  ns_.PutTitle(conv.id, conv.title);
 
   IngestOutcome out;
-  out.conversation_id = conv.id;
+  out.conversation_row = conv.id;
   std::unordered_map<std::string, std::string> seen_in_request;  // caller id -> hash
   for (size_t i = 0; i < in.messages.size(); ++i) {
     const ingest::IngestMessage& m = in.messages[i];
@@ -213,18 +216,18 @@ Result<IngestOutcome> Archive::StoreOne(store::Database& db, const ingest::Inges
   return out;
 }
 
-Status Archive::ReplaceWindowsFrom(store::Database& db, int64_t conversation_id, int64_t from_seq, int64_t from_segment,
+Status Archive::ReplaceWindowsFrom(store::Database& db, int64_t conversation_row, int64_t from_seq, int64_t from_segment,
                                    std::vector<int64_t>& removed, std::vector<store::WindowRecord>& added) {
   store::MessageRepo messages(db);
   store::WindowRepo windows(db);
-  CILIA_ASSIGN_OR_RETURN(auto gone, windows.DeleteFrom(conversation_id, from_seq, from_segment));
+  CILIA_ASSIGN_OR_RETURN(auto gone, windows.DeleteFrom(conversation_row, from_seq, from_segment));
   removed.insert(removed.end(), gone.begin(), gone.end());
-  CILIA_ASSIGN_OR_RETURN(auto tail, messages.MessagesFrom(conversation_id, from_seq));
+  CILIA_ASSIGN_OR_RETURN(auto tail, messages.MessagesFrom(conversation_row, from_seq));
   // The window being replaced may start inside a message that is gone now.
   int skip = (!tail.empty() && tail.front().seq == from_seq) ? static_cast<int>(from_segment) : 0;
   std::vector<Segment> segments = SegmentMessages(tail, skip);
   const size_t first_new = added.size();
-  for (WindowRange r : PackWindows(segments)) added.push_back(MakeWindow(conversation_id, segments, r));
+  for (WindowRange r : PackWindows(segments)) added.push_back(MakeWindow(conversation_row, segments, r));
   return windows.InsertAll(std::span(added).subspan(first_new));
 }
 
@@ -235,7 +238,7 @@ void Archive::ApplyToCaches(const std::vector<int64_t>& removed, const std::vect
     ns_.RemoveWindowMeta(id);
   }
   for (const auto& w : added) {
-    ns_.PutWindowMeta(w.id, {w.conversation_id, w.created_at, w.ended_at, 0});
+    ns_.PutWindowMeta(w.id, {w.conversation_row, w.created_at, w.ended_at, 0});
     ns_.words().Add(w.id, w.words);
   }
 }
@@ -271,15 +274,15 @@ Result<std::vector<std::vector<float>>> Archive::EmbedBodies(const std::vector<s
   return ns_.embedder().Embed(bodies);
 }
 
-Status Archive::WindowTail(store::Database& db, int64_t conversation_id, TailChange& change) {
+Status Archive::WindowTail(store::Database& db, int64_t conversation_row, TailChange& change) {
   store::MessageRepo messages(db);
   store::WindowRepo windows(db);
-  CILIA_ASSIGN_OR_RETURN(auto conv, messages.GetConversation(conversation_id));
+  CILIA_ASSIGN_OR_RETURN(auto conv, messages.GetConversation(conversation_row));
   if (!conv || conv->indexed_seq >= conv->next_seq) return Status::Ok();
-  CILIA_ASSIGN_OR_RETURN(auto last, windows.LastOf(conversation_id));
+  CILIA_ASSIGN_OR_RETURN(auto last, windows.LastOf(conversation_row));
   int64_t from_seq = last ? last->first_seq : 0;
   int64_t from_segment = last ? last->first_segment : 0;
-  CILIA_RETURN_IF_ERROR(ReplaceWindowsFrom(db, conversation_id, from_seq, from_segment, change.removed, change.added));
+  CILIA_RETURN_IF_ERROR(ReplaceWindowsFrom(db, conversation_row, from_seq, from_segment, change.removed, change.added));
   conv->indexed_seq = conv->next_seq;
   CILIA_RETURN_IF_ERROR(messages.SaveConversation(*conv));
   if (ns_.embedder().remote()) return Status::Ok();
@@ -300,12 +303,12 @@ Status Archive::Publish(const TailChange& change) {
   return Status::Ok();
 }
 
-Status Archive::IndexConversation(int64_t conversation_id) {
+Status Archive::IndexConversation(int64_t conversation_row) {
   TailChange change;
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());
-    CILIA_RETURN_IF_ERROR(WindowTail(db, conversation_id, change));
+    CILIA_RETURN_IF_ERROR(WindowTail(db, conversation_row, change));
     return tx.Commit();
   }));
   return Publish(change);
@@ -318,7 +321,7 @@ Result<IngestOutcome> Archive::StoreAndIndex(const ingest::IngestConversation& i
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());
     CILIA_ASSIGN_OR_RETURN(IngestOutcome o, StoreOne(db, in, now));
-    CILIA_RETURN_IF_ERROR(WindowTail(db, o.conversation_id, change));
+    CILIA_RETURN_IF_ERROR(WindowTail(db, o.conversation_row, change));
     CILIA_RETURN_IF_ERROR(tx.Commit());
     return o;
   }));
@@ -395,6 +398,7 @@ Status Archive::ForgetMessage(const std::string& conversation_id, const std::str
 Status Archive::ForgetConversation(const std::string& conversation_id) {
   std::vector<int64_t> removed;
   std::vector<int64_t> excerpts_gone;
+  int64_t row = 0;
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
     store::MessageRepo messages(db);
     store::WindowRepo windows(db);
@@ -412,9 +416,11 @@ Status Archive::ForgetConversation(const std::string& conversation_id) {
     for (const auto& m : all) CILIA_RETURN_IF_ERROR(messages.DeleteMessage(m.id));
     CILIA_RETURN_IF_ERROR(messages.DeleteConversation(conv->id));
     CILIA_RETURN_IF_ERROR(ForgetDerived(db, all, removed, excerpts_gone));
+    row = conv->id;
     return tx.Commit();
   }));
   ApplyToCaches(removed, {});
+  ns_.RemoveTitle(row);
   for (int64_t id : excerpts_gone) ns_.excerpts().Remove(id);
   return Purge();
 }

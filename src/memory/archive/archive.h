@@ -18,7 +18,7 @@
 namespace cilia::memory {
 
 struct IngestOutcome {
-  int64_t conversation_id = 0;  // cilia's row id
+  int64_t conversation_row = 0;  // cilia's row id
   int stored = 0;
   int duplicates = 0;
 };
@@ -37,7 +37,7 @@ class Archive {
 
   // Windows and indexes the conversation's messages not yet windowed: only
   // the tail from the last window on is re-windowed.
-  Status IndexConversation(int64_t conversation_id);
+  Status IndexConversation(int64_t conversation_row);
   // Store, then IndexConversation, in one transaction: a request costs one
   // commit instead of two, and what it stored is searchable when this
   // returns. All or nothing, with Store's duplicate and Conflict rules; a
@@ -91,10 +91,10 @@ class Archive {
   Result<IngestOutcome> StoreOne(store::Database& db, const ingest::IngestConversation& conversation, int64_t now);
   // Inside the caller's transaction: re-windows the messages not yet
   // windowed and, with a local embedder, writes the new windows' vectors.
-  Status WindowTail(store::Database& db, int64_t conversation_id, TailChange& change);
+  Status WindowTail(store::Database& db, int64_t conversation_row, TailChange& change);
   // After the commit: the in-memory indexes, and a remote embedder's vectors.
   Status Publish(const TailChange& change);
-  Status ReplaceWindowsFrom(store::Database& db, int64_t conversation_id, int64_t from_seq, int64_t from_segment,
+  Status ReplaceWindowsFrom(store::Database& db, int64_t conversation_row, int64_t from_seq, int64_t from_segment,
                             std::vector<int64_t>& removed, std::vector<store::WindowRecord>& added);
   void ApplyToCaches(const std::vector<int64_t>& removed, const std::vector<store::WindowRecord>& added);
   Status EmbedWindows(const std::vector<store::WindowRecord>& windows);

@@ -153,8 +153,8 @@ Result<std::optional<ConversationMatch>> FindContinuedConversation(Namespace& ns
       CILIA_ASSIGN_OR_RETURN(
           auto copies, match_repo.FindMessages(client_user, m.role, store::TrimForMatch(m.text), kCopiesPerProbe));
       for (const store::MessageMatch& copy : copies) {
-        Candidate& c = by_row[copy.conversation_id];
-        c.conversation_row = copy.conversation_id;
+        Candidate& c = by_row[copy.conversation_row];
+        c.conversation_row = copy.conversation_row;
         c.updated_at = copy.conversation_updated_at;
         c.hits.push_back({index, copy.seq});
       }

@@ -41,7 +41,7 @@ Result<std::optional<store::ConversationSummary>> LatestSummary(Namespace& ns, i
 
 Result<int64_t> AddSummary(Namespace& ns, store::ConversationSummary summary) {
   return ns.store().Write([&](store::Database& db) -> Result<int64_t> {
-    CILIA_ASSIGN_OR_RETURN(auto conversation, store::MessageRepo(db).GetConversation(summary.conversation_id));
+    CILIA_ASSIGN_OR_RETURN(auto conversation, store::MessageRepo(db).GetConversation(summary.conversation_row));
     summary.through_seq = conversation ? conversation->next_seq : 0;
     return store::SummaryRepo(db).Add(summary);
   });

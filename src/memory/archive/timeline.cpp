@@ -26,8 +26,8 @@ Result<std::vector<DayConversation>> ConversationsOfDay(Namespace& ns, CivilDate
     CILIA_ASSIGN_OR_RETURN(auto spans, repo.ConversationsBetween(from, to));
     std::vector<DayConversation> out;
     for (const auto& span : spans) {
-      CILIA_ASSIGN_OR_RETURN(auto conversation, repo.GetConversation(span.conversation_id));
-      CILIA_ASSIGN_OR_RETURN(auto first, repo.MessagesFrom(span.conversation_id, span.first_seq, 1));
+      CILIA_ASSIGN_OR_RETURN(auto conversation, repo.GetConversation(span.conversation_row));
+      CILIA_ASSIGN_OR_RETURN(auto first, repo.MessagesFrom(span.conversation_row, span.first_seq, 1));
       if (!conversation || first.empty()) continue;
       out.push_back({std::move(*conversation), span.messages, std::move(first.front())});
     }

@@ -31,6 +31,7 @@ std::vector<Segment> SegmentMessages(const std::vector<store::MessageRecord>& me
       s.end = spans[i].end;
       s.text = text::EncodeUtf8(std::u32string_view(cps).substr(s.begin, s.end - s.begin));
       s.created_at = m.created_at;
+      s.speaker = SpeakerLabel(m.name, m.role);
       out.push_back(std::move(s));
     }
     first = false;
@@ -57,9 +58,9 @@ std::vector<WindowRange> PackWindows(const std::vector<Segment>& segments, size_
   return out;
 }
 
-store::WindowRecord MakeWindow(int64_t conversation_id, const std::vector<Segment>& segments, WindowRange range) {
+store::WindowRecord MakeWindow(int64_t conversation_row, const std::vector<Segment>& segments, WindowRange range) {
   store::WindowRecord w;
-  w.conversation_id = conversation_id;
+  w.conversation_row = conversation_row;
   const Segment& first = segments[range.first];
   const Segment& last = segments[range.last];
   w.first_seq = first.seq;
@@ -76,6 +77,9 @@ store::WindowRecord MakeWindow(int64_t conversation_id, const std::vector<Segmen
   }
   w.spans = spans.dump();
   w.words = text::IndexText(w.body);
+  for (size_t k = range.first; k <= range.last; ++k) {
+    if (segments[k].index_in_message == 0) w.words += " " + text::IndexText(segments[k].speaker);
+  }
   w.cjk = text::ShortCjkTokens(w.body);
   return w;
 }

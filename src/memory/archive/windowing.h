@@ -30,6 +30,7 @@ struct Segment {
   size_t end = 0;
   std::string text;
   int64_t created_at = 0;
+  std::string speaker;  // SpeakerLabel of its message
 };
 
 // The segments of messages in order, skipping the first `skip` segments of
@@ -44,8 +45,10 @@ struct WindowRange {
 std::vector<WindowRange> PackWindows(const std::vector<Segment>& segments, size_t max_chars = kWindowMaxChars);
 
 // A window record (without id) for segments[range]; words and cjk columns are
-// the body segmented for the lexical indexes.
-store::WindowRecord MakeWindow(int64_t conversation_id, const std::vector<Segment>& segments, WindowRange range);
+// the body segmented for the lexical indexes, and words holds the speaker of
+// each message that starts in the window too, as "Speaker: text" lines would
+// ("what did Caroline say about…" finds Caroline's lines).
+store::WindowRecord MakeWindow(int64_t conversation_row, const std::vector<Segment>& segments, WindowRange range);
 
 // The window's segment spans as stored: [[message id, begin, end], ...].
 struct StoredSpan {

@@ -11,7 +11,7 @@ namespace cilia::memory {
 namespace {
 
 ExcerptMeta MetaOf(const store::ExcerptIndexEntry& e) {
-  return {e.conversation_id, e.said_at, e.status == store::ExcerptStatus::kActive, e.access_count, e.valid_from.value_or(0),
+  return {e.conversation_row, e.said_at, e.status == store::ExcerptStatus::kActive, e.access_count, e.valid_from.value_or(0),
           e.valid_to.value_or(0)};
 }
 

@@ -24,7 +24,7 @@
 namespace cilia::memory {
 
 struct ExcerptMeta {
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   int64_t said_at = 0;  // when the quoted message was written
   bool active = true;
   int64_t access_count = 0;

@@ -209,7 +209,7 @@ json ExcerptRowJson(const store::ExcerptRecord& e) {
   return {{"id", e.id},
           {"content", e.content},
           {"quote", e.quote},
-          {"conversation_row", e.source.conversation_id},
+          {"conversation_row", e.source.conversation_row},
           {"message_row", e.source.message_id},
           {"span", {e.source.span_start, e.source.span_end}},
           {"type", e.type},
@@ -279,7 +279,7 @@ Result<int64_t> Excerpts::SaidAt(store::Database& db, int64_t message_id) {
 
 void Excerpts::Publish(const store::ExcerptRecord& e, bool text_changed) {
   auto said_at = ns_.store().Read([&](store::Database& db) { return SaidAt(db, e.source.message_id); });
-  const store::ExcerptIndexEntry entry{e.id,           e.source.conversation_id, said_at.ok() ? *said_at : 0,
+  const store::ExcerptIndexEntry entry{e.id,           e.source.conversation_row, said_at.ok() ? *said_at : 0,
                                        e.status,       e.access_count,           e.valid_from,
                                        e.valid_to,     e.words};
   if (!text_changed) return ns_.excerpts().Put(entry, nullptr);
@@ -528,10 +528,10 @@ Result<std::vector<store::HistoryRecord>> Excerpts::History(int64_t id) {
 
 Result<json> QuotedItemJson(store::MessageRepo& messages, std::unordered_map<int64_t, std::string>& conversations,
                             const store::QuotedItem& item, std::optional<store::MessageRecord>& message) {
-  auto conv = conversations.find(item.source.conversation_id);
+  auto conv = conversations.find(item.source.conversation_row);
   if (conv == conversations.end()) {
-    CILIA_ASSIGN_OR_RETURN(auto found, messages.GetConversation(item.source.conversation_id));
-    conv = conversations.emplace(item.source.conversation_id, found ? found->external_id : "").first;
+    CILIA_ASSIGN_OR_RETURN(auto found, messages.GetConversation(item.source.conversation_row));
+    conv = conversations.emplace(item.source.conversation_row, found ? found->external_id : "").first;
   }
   CILIA_ASSIGN_OR_RETURN(message, messages.GetMessage(item.source.message_id));
   return json{{"content", item.content},

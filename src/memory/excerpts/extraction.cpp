@@ -208,7 +208,7 @@ class Run {
     }));
     store::ExtractionBatch b = record.value_or(store::ExtractionBatch{});
     if (!record) b.created_at = clock_.Now();
-    b.conversation_id = conv.id;
+    b.conversation_row = conv.id;
     b.first_seq = first_seq;
 
     auto reply = Extract(request);
@@ -306,7 +306,7 @@ class Run {
       Kept k;
       k.item = item;
       k.draft.content = item.content;
-      k.draft.quote.source = {m.conversation_id, m.id, static_cast<int64_t>(span->begin), static_cast<int64_t>(span->end)};
+      k.draft.quote.source = {m.conversation_row, m.id, static_cast<int64_t>(span->begin), static_cast<int64_t>(span->end)};
       k.draft.quote.quote = text::SubstrCodePoints(m.text, span->begin, span->end - span->begin);
       k.draft.quote.said_at = m.created_at;
       k.draft.type = item.type;

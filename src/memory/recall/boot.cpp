@@ -4,6 +4,8 @@
 #include <array>
 
 #include "core/json_write.h"
+#include "store/excerpt_repo.h"
+#include "store/message_repo.h"
 #include "store/profile_repo.h"
 
 namespace cilia::memory {
@@ -22,11 +24,6 @@ void SortProfile(std::vector<store::ProfileDocument>& documents) {
   std::stable_sort(documents.begin(), documents.end(), [&](const auto& a, const auto& b) {
     return std::pair(rank(a.name), a.name) < std::pair(rank(b.name), b.name);
   });
-}
-
-Result<int64_t> CountRows(store::Database& db, const char* sql) {
-  CILIA_ASSIGN_OR_RETURN(store::Statement * s, db.Prepare(sql));
-  return s->OneInt();
 }
 
 }  // namespace
@@ -84,12 +81,12 @@ Result<json> BootPack(Namespace& ns, UnixMs now) {
                    {"precious", precious.size()},
                    {"glossary", glossary.size()},
                    {"profile_documents", profile.size()}};
-    for (auto [name, sql] : {std::pair{"conversations", "SELECT count(*) FROM conversations"},
-                             {"messages", "SELECT count(*) FROM messages"},
-                             {"excerpts", "SELECT count(*) FROM excerpts WHERE status = 'active'"},
-                             {"candidates_pending", "SELECT count(*) FROM candidates WHERE status = 'pending'"}}) {
-      CILIA_ASSIGN_OR_RETURN(counts[name], CountRows(db, sql));
-    }
+    store::MessageRepo messages(db);
+    store::ExcerptRepo excerpts(db);
+    CILIA_ASSIGN_OR_RETURN(counts["conversations"], messages.CountConversations());
+    CILIA_ASSIGN_OR_RETURN(counts["messages"], messages.CountMessages());
+    CILIA_ASSIGN_OR_RETURN(counts["excerpts"], excerpts.CountWithStatus(store::ExcerptStatus::kActive));
+    CILIA_ASSIGN_OR_RETURN(counts["candidates_pending"], excerpts.CountCandidates(store::CandidateStatus::kPending));
     json out = {{"day", today.ToString()},
                 {"digest", OrNull(digest, DigestJson)},
                 {"yesterday", OrNull(yesterday, DailyLogJson)},

@@ -89,7 +89,7 @@ Result<std::vector<RecallResult>> RecallExcerpts(Namespace& ns, const ExcerptQue
   auto allowed = [&](int64_t id) {
     auto m = index.Meta(id);
     return m && m->active && (!q.from_ms || m->said_at >= *q.from_ms) && (!q.to_ms || m->said_at < *q.to_ms) &&
-           (!q.conversation_row || m->conversation_id == *q.conversation_row);
+           (!q.conversation_row || m->conversation_row == *q.conversation_row);
   };
   std::vector<index::FusedHit> hits;
   if (q.span_only) {
@@ -114,7 +114,7 @@ Result<std::vector<RecallResult>> RecallExcerpts(Namespace& ns, const ExcerptQue
       if (e->status != store::ExcerptStatus::kActive) continue;
       if (q.exact && !index::ContainsForMatch(e->content, q.query) && !index::ContainsForMatch(e->quote, q.query)) continue;
       CILIA_ASSIGN_OR_RETURN(auto m, messages.GetMessage(e->source.message_id));
-      CILIA_ASSIGN_OR_RETURN(auto conv, messages.GetConversation(e->source.conversation_id));
+      CILIA_ASSIGN_OR_RETURN(auto conv, messages.GetConversation(e->source.conversation_row));
       if (!m || !conv) continue;
       RecallResult r;
       r.layer = "excerpt";

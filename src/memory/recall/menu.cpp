@@ -278,7 +278,7 @@ Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
         if (!excerpt) continue;  // forgotten since the recall
         if (Coverage(excerpt->content + "\n" + excerpt->quote, floor) < request.min_match) continue;
         sentence = CollapseWhitespace(text::DecodeUtf8(excerpt->content));
-        conversation_row = excerpt->source.conversation_id;
+        conversation_row = excerpt->source.conversation_row;
       } else {
         const std::optional<int64_t> id = ParseWindowId(result.id);
         if (!id) continue;
@@ -286,7 +286,7 @@ Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
         if (!window) continue;  // rebuilt since the recall
         if (Coverage(window->body, floor) < request.min_match) continue;
         sentence = BestSentence(window->body, terms);
-        conversation_row = window->conversation_id;
+        conversation_row = window->conversation_row;
       }
       if (sentence.empty()) continue;
       CILIA_ASSIGN_OR_RETURN(bool visible, ClientSeesAny(db, request, conversation_row, result));

@@ -29,19 +29,19 @@ Result<std::vector<RecallResult>> ReadAround(Namespace& ns, std::string_view id,
       if (excerpt) {
         CILIA_ASSIGN_OR_RETURN(auto message, messages.GetMessage(excerpt->source.message_id));
         if (message) {
-          CILIA_ASSIGN_OR_RETURN(named, windows.FirstCovering(message->conversation_id, message->seq));
+          CILIA_ASSIGN_OR_RETURN(named, windows.FirstCovering(message->conversation_row, message->seq));
         }
       }
     }
     if (!named) return Status::NotFound("no passage " + std::string(id));
-    CILIA_ASSIGN_OR_RETURN(std::vector<store::WindowRecord> all, windows.ForConversation(named->conversation_id));
+    CILIA_ASSIGN_OR_RETURN(std::vector<store::WindowRecord> all, windows.ForConversation(named->conversation_row));
     const auto at = std::find_if(all.begin(), all.end(), [&](const store::WindowRecord& w) { return w.id == named->id; });
     if (at == all.end()) return Status::NotFound("no passage " + std::string(id));
     const auto first = at - std::min<std::ptrdiff_t>(before, at - all.begin());
     const auto last = at + std::min<std::ptrdiff_t>(after, all.end() - at - 1) + 1;
     // One passage: neighbouring windows share segments, which it shows once.
     WindowGroup g;
-    g.conversation_id = named->conversation_id;
+    g.conversation_row = named->conversation_row;
     for (auto w = first; w != last; ++w) AddToGroup(g, *w);
     selection.groups.push_back(std::move(g));
     return ReadSources(db, selection);

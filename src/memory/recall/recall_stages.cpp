@@ -74,7 +74,7 @@ Result<AllowedWindows> FindAllowed(Namespace& ns, const RecallPlan& plan) {
       out.none_ = true;
       return out;
     }
-    out.filter_.conversation_id = conv->id;
+    out.filter_.conversation_row = conv->id;
   }
   if (!out.filtered() || ns.AllowedAtMost(out.filter_) * kListAllowedShare > ns.WindowCount()) return out;
   CILIA_ASSIGN_OR_RETURN(out.ids_, ns.store().Read([&](store::Database& db) {
@@ -106,6 +106,9 @@ Result<VectorLane> SearchVectors(Namespace& ns, const RecallPlan& plan, const Al
   lane.query_vector = qv.empty() ? std::vector<float>() : std::move(qv[0]);
   const std::vector<float>& v = *lane.query_vector;
   if (std::none_of(v.begin(), v.end(), [](float x) { return x != 0; })) return lane;
+  // A lane of weight 0 would rank nothing; the vector itself still serves
+  // the excerpt lane.
+  if (ns.options().ranking.vector_weight <= 0) return lane;
   const auto fetch = static_cast<size_t>(plan.fetch);
   lane.hits = allowed.listed() ? ns.vectors().SearchAllowed(v, fetch, allowed.ids(), allowed.Test())
                                : ns.vectors().Search(v, fetch, allowed.Test());
@@ -121,8 +124,10 @@ Result<std::vector<int64_t>> SearchWords(Namespace& ns, const RecallPlan& plan, 
                                           plan.fetch * 2);
     });
   }
-  for (const auto& [id, score] :
-       index::SearchLexical(ns.words(), plan.lexical_text, static_cast<size_t>(plan.fetch), allowed.Test())) {
+  const index::TitleField title{&ns.titles(), ns.options().ranking.title_weight,
+                                [&ns](int64_t conversation) { return ns.WindowsOf(conversation); }};
+  for (const auto& [id, score] : index::SearchLexical(ns.words(), plan.lexical_text, static_cast<size_t>(plan.fetch),
+                                                      allowed.Test(), title)) {
     ids.push_back(id);
   }
   return ids;
@@ -238,7 +243,7 @@ ReadWindow Read(store::WindowRecord w) {
 }
 
 bool Overlaps(const WindowGroup& g, const ReadWindow& w) {
-  if (g.conversation_id != w.record.conversation_id) return false;
+  if (g.conversation_row != w.record.conversation_row) return false;
   for (const StoredSpan& s : w.spans) {
     if (g.span_keys.count({s.message_id, s.begin})) return true;
   }
@@ -258,7 +263,7 @@ Result<bool> HasMessageIn(store::MessageRepo& messages, const ReadWindow& w, con
 }
 
 void AddWindow(WindowGroup& g, ReadWindow w) {
-  g.conversation_id = w.record.conversation_id;
+  g.conversation_row = w.record.conversation_row;
   g.chars += w.chars;
   for (const StoredSpan& s : w.spans) g.span_keys.insert({s.message_id, s.begin});
   g.windows.push_back(std::move(w.record));
@@ -290,8 +295,8 @@ Result<Selection> SelectGroups(Namespace& ns, const RecallPlan& plan, const Allo
         AddWindow(*merged, std::move(w));
         continue;
       }
-      if (!allowed.filter().conversation_id) {
-        const int64_t conversation = plan.span_only ? 0 : w.record.conversation_id;
+      if (!allowed.filter().conversation_row) {
+        const int64_t conversation = plan.span_only ? 0 : w.record.conversation_row;
         int& n = per_day[{conversation, tz.FormatLocal(w.record.created_at, false)}];
         if (n >= ranking.per_conversation_day_cap) continue;
         ++n;
@@ -311,9 +316,9 @@ void AddToGroup(WindowGroup& group, store::WindowRecord window) { AddWindow(grou
 Status ReadSources(store::Database& db, Selection& selection) {
   store::MessageRepo message_repo(db);
   for (const WindowGroup& g : selection.groups) {
-    if (!selection.conversations.count(g.conversation_id)) {
-      CILIA_ASSIGN_OR_RETURN(auto conv, message_repo.GetConversation(g.conversation_id));
-      if (conv) selection.conversations.emplace(g.conversation_id, std::move(*conv));
+    if (!selection.conversations.count(g.conversation_row)) {
+      CILIA_ASSIGN_OR_RETURN(auto conv, message_repo.GetConversation(g.conversation_row));
+      if (conv) selection.conversations.emplace(g.conversation_row, std::move(*conv));
     }
     for (const auto& [message_id, begin] : g.span_keys) {
       if (selection.messages.count(message_id)) continue;
@@ -381,7 +386,7 @@ Rendered Render(const WindowGroup& g, const store::ConversationRecord& conv,
 std::vector<RecallResult> RenderSelection(const Selection& selection, const TimeZone& tz) {
   std::vector<RecallResult> out;
   for (const WindowGroup& g : selection.groups) {
-    auto conv = selection.conversations.find(g.conversation_id);
+    auto conv = selection.conversations.find(g.conversation_row);
     if (conv == selection.conversations.end()) continue;
     Rendered r = Render(g, conv->second, selection.messages, tz);
     if (r.text.empty()) continue;
@@ -409,7 +414,7 @@ ExcerptQuery ExcerptQueryFor(const RecallPlan& plan, const AllowedWindows& allow
   lanes.query_vector.reset();
   q.from_ms = allowed.filter().from_ms;
   q.to_ms = allowed.filter().to_ms;
-  q.conversation_row = allowed.filter().conversation_id;
+  q.conversation_row = allowed.filter().conversation_row;
   q.now = plan.now;
   q.limit = plan.limit;
   q.recency_days = plan.hint.recent ? ranking.recency_days / 4 : 0;

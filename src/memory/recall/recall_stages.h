@@ -87,7 +87,7 @@ class AllowedWindows {
 
   // The plan's filter with the asked conversation's row.
   const store::WindowFilter& filter() const { return filter_; }
-  bool filtered() const { return filter_.conversation_id || filter_.from_ms || filter_.to_ms; }
+  bool filtered() const { return filter_.conversation_row || filter_.from_ms || filter_.to_ms; }
   // Nothing can match (no such conversation, no window in the span).
   bool none() const { return none_; }
   bool listed() const { return listed_; }
@@ -141,7 +141,7 @@ std::vector<index::FusedHit> RankHits(const RecallPlan& plan, const LaneHits& la
 
 // A selected result: one window, or several overlapping ones merged.
 struct WindowGroup {
-  int64_t conversation_id = 0;
+  int64_t conversation_row = 0;
   std::vector<store::WindowRecord> windows;
   std::set<std::pair<int64_t, size_t>> span_keys;  // (message id, begin)
   size_t chars = 0;                                 // code points of the windows' bodies

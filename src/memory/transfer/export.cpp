@@ -226,6 +226,7 @@ Result<ImportSummary> ImportNamespace(Namespace& ns, std::istream& in) {
       }
       if (existing == 0) conv.next_seq = std::max(conv.next_seq, c.next_seq);
       CILIA_RETURN_IF_ERROR(repo.SaveConversation(conv));
+      ns.PutTitle(conv.id, conv.title);
     }
     CILIA_RETURN_IF_ERROR(RestoreUpkeep(db, dump.upkeep));
     CILIA_ASSIGN_OR_RETURN(auto excerpts, ImportExcerpts(db, dump.excerpts, ExcerptMessageLocator(repo, dump.messages, existing == 0)));

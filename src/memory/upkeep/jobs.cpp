@@ -21,7 +21,7 @@ Result<JobResult> Extract(Namespace& ns, const Config& config, const Clock& cloc
   r.items = o.items_added + o.items_seen + o.items_superseded + o.items_candidates;
   r.detail = o.ToJson();
   if (!o.upstream_error.empty()) {
-    r.outcome = "failed";
+    r.outcome = store::JobOutcome::kFailed;
     r.error = "the model could not be reached: " + o.upstream_error;
   }
   return r;
@@ -33,7 +33,7 @@ Result<JobResult> Nightly(Namespace& ns, const Config& config, const Clock& cloc
   r.items = o.Items();
   r.detail = o.ToJson();
   if (!o.upstream_error.empty()) {
-    r.outcome = "failed";
+    r.outcome = store::JobOutcome::kFailed;
     r.error = "the model could not be reached: " + o.upstream_error;
   } else if (!o.errors.empty()) {
     r.error = fmt::format("{} item(s) failed: {}", o.errors.size(), o.errors.front());
@@ -43,7 +43,7 @@ Result<JobResult> Nightly(Namespace& ns, const Config& config, const Clock& cloc
 
 Result<JobResult> Retention(Namespace& ns, const Config& config, const Clock& clock) {
   CILIA_ASSIGN_OR_RETURN(RetentionOutcome o, RunRetention(ns, config.jobs, clock.Now()));
-  return JobResult{"ok", "", o.Total(), o.ToJson()};
+  return JobResult{store::JobOutcome::kOk, "", o.Total(), o.ToJson()};
 }
 
 Result<JobResult> Reindex(Namespace& ns, const Config&, const Clock&) {
@@ -51,7 +51,7 @@ Result<JobResult> Reindex(Namespace& ns, const Config&, const Clock&) {
   // The excerpts' indexes are derived too; the excerpts themselves are curated and stay.
   CILIA_RETURN_IF_ERROR(ns.excerpts().Rebuild(ns.store(), ns.embedder(), ns.options().hnsw_threshold));
   const auto windows = static_cast<int64_t>(ns.WindowCount());
-  return JobResult{"ok", "", windows, {{"windows", windows}}};
+  return JobResult{store::JobOutcome::kOk, "", windows, {{"windows", windows}}};
 }
 
 // One run of a job per namespace at a time, whoever starts it.
@@ -128,9 +128,12 @@ Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& co
     return store::JobRunRepo(db).Start(job.name, ns.name(), started_by, clock.Now());
   }));
   Result<JobResult> result = job.run(ns, config, clock);
-  JobResult r = result.ok() ? std::move(*result) : JobResult{"failed", result.status().ToString(), 0, {}};
-  if (r.outcome == "failed") LogWarn("job {} in namespace {} failed: {}", job.name, ns.name(), r.error);
-  ReportJobRun(job.name, r.outcome);
+  JobResult r = result.ok() ? std::move(*result)
+                            : JobResult{store::JobOutcome::kFailed, result.status().ToString(), 0, {}};
+  if (r.outcome == store::JobOutcome::kFailed) {
+    LogWarn("job {} in namespace {} failed: {}", job.name, ns.name(), r.error);
+  }
+  ReportJobRun(job.name, store::Name(r.outcome));
   CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) {
     return store::JobRunRepo(db).Finish(id, r.outcome, r.error, r.items, r.detail, clock.Now());
   }));
@@ -142,7 +145,7 @@ Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& co
 }
 
 bool IsDue(const Schedule& schedule, UnixMs now, const TimeZone& tz, const std::optional<store::JobRun>& last) {
-  const bool retry = last && last->outcome == "failed" && last->started_at + kJobRetryMs <= now;
+  const bool retry = last && last->outcome == store::JobOutcome::kFailed && last->started_at + kJobRetryMs <= now;
   switch (schedule.kind) {
     case Schedule::Kind::kManual: return false;
     case Schedule::Kind::kEvery: return !last || last->started_at + schedule.every_ms <= now || retry;

@@ -33,8 +33,8 @@ namespace cilia::memory {
 // What a job reports of one run. A run whose function returns an error is
 // recorded as failed with that error.
 struct JobResult {
-  std::string outcome = "ok";  // ok, skipped or failed
-  std::string error;           // why it failed
+  store::JobOutcome outcome = store::JobOutcome::kOk;  // ok, skipped or failed
+  std::string error;                                   // why it failed
   int64_t items = 0;
   nlohmann::json detail = nlohmann::json::object();
 };

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
+#include "text/tokens.h"
 #include "text/utf8.h"
 #include "memory/archive/archive.h"
 #include "store/message_repo.h"
@@ -71,6 +73,32 @@ Result<store::PreciousPassage> Pin(Namespace& ns, const PinRequest& request, Uni
 
 Result<std::vector<store::PreciousPassage>> ListPrecious(Namespace& ns) {
   return ns.store().Read([](store::Database& db) { return store::PreciousRepo(db).List(); });
+}
+
+Result<std::vector<PassageInPrompt>> PreciousForPrompt(Namespace& ns, int token_budget) {
+  return ns.store().Read([&](store::Database& db) -> Result<std::vector<PassageInPrompt>> {
+    CILIA_ASSIGN_OR_RETURN(std::vector<store::PreciousPassage> all, store::PreciousRepo(db).List());
+    std::vector<PassageInPrompt> kept;
+    int left = token_budget;
+    for (auto it = all.rbegin(); it != all.rend() && left > 0; ++it) {
+      const int cost = text::EstimateTokens(it->content);
+      if (cost > left) continue;
+      left -= cost;
+      const UnixMs pinned_at = it->created_at;  // the date when the cited message is gone
+      kept.push_back({std::move(*it), pinned_at});
+    }
+    store::MessageRepo messages(db);
+    for (PassageInPrompt& p : kept) {
+      CILIA_ASSIGN_OR_RETURN(auto conv, messages.FindConversation(p.passage.conversation_id));
+      if (!conv || p.passage.message_ids.empty()) continue;
+      CILIA_ASSIGN_OR_RETURN(auto first, FindByPublicId(messages, conv->id, p.passage.message_ids.front()));
+      if (first) p.said_at = first->created_at;
+    }
+    std::sort(kept.begin(), kept.end(), [](const PassageInPrompt& a, const PassageInPrompt& b) {
+      return std::tie(a.said_at, a.passage.id) < std::tie(b.said_at, b.passage.id);
+    });
+    return kept;
+  });
 }
 
 }  // namespace cilia::memory

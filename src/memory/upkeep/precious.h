@@ -29,4 +29,18 @@ Result<store::PreciousPassage> Pin(Namespace& ns, const PinRequest& request, Uni
 // Every pinned passage, oldest first.
 Result<std::vector<store::PreciousPassage>> ListPrecious(Namespace& ns);
 
+// A passage as the prompt's cached prefix shows it, dated by the first message
+// it cites: when the words were said, which is what the model can use.
+struct PassageInPrompt {
+  store::PreciousPassage passage;
+  UnixMs said_at = 0;
+};
+
+// The passages the gateway puts in the cached prefix (docs/prompt-assembly.md):
+// the newest pinned first, each whole, while their texts' EstimateTokens stay
+// within token_budget. One that does not fit is left out, never cut; older
+// ones that still fit go in. Returned in the order they were said (ties by
+// id): the same store gives the same list, so the prefix stays byte-stable.
+Result<std::vector<PassageInPrompt>> PreciousForPrompt(Namespace& ns, int token_budget);
+
 }  // namespace cilia::memory

@@ -507,8 +507,10 @@ const server = createServer(async (req, res) => {
     openaiPrefixes = new Map();
     return reply(200, { reset: true });
   }
+  // The Anthropic API also under /anthropic, as DeepSeek serves it (https://api.deepseek.com/anthropic).
+  const route = req.url.startsWith('/anthropic/v1/messages') ? req.url.slice('/anthropic'.length) : req.url;
   const api =
-    { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'responses', '/v1/messages/count_tokens': 'count' }[req.url] ??
+    { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'responses', '/v1/messages/count_tokens': 'count' }[route] ??
     null;
   if (req.method !== 'POST' || !api) return reply(404, { error: { message: `no route ${req.method} ${req.url}` } });
   let body;

@@ -66,30 +66,34 @@ export async function startFakeUpstream() {
 
 // TOML for a cilia whose providers, "oai" (kind openai), "resp" (kind openai, wire_api
 // responses) and "anth" (kind anthropic), are the fake upstream. `chat` is models.chat;
-// `features` sets [features] keys.
-export function gatewayConfig({ upstreamUrl, chat = MODELS.openai, features = {} }) {
-  const provider = (name, kind, wireApi = 'chat') => [
+// `features` sets [features] keys; `aliases` are added to ALIASES, `models` sets further
+// [models] keys (e.g. fallback), and `providers` ([{name, kind, path}]) adds providers whose
+// base_url is the fake's URL plus `path` ("" for a base without /v1).
+export function gatewayConfig({ upstreamUrl, chat = MODELS.openai, features = {}, aliases: moreAliases = {}, models = {}, providers = [] }) {
+  const provider = (name, kind, wireApi = 'chat', path = '/v1') => [
     '[[providers]]',
     `name = "${name}"`,
     `kind = "${kind}"`,
     `wire_api = "${wireApi}"`,
-    `base_url = "${upstreamUrl}/v1"`,
+    `base_url = "${upstreamUrl}${path}"`,
     'api_key = "fake-key"',
     `idle_timeout_ms = ${IDLE_TIMEOUT_MS}`,
     `first_byte_timeout_ms = ${FIRST_BYTE_TIMEOUT_MS}`,
     '',
   ];
-  const aliases = Object.entries(ALIASES).map(([alias, target]) => `"${alias}" = "${target}"`).join(', ');
+  const aliases = Object.entries({ ...ALIASES, ...moreAliases }).map(([alias, target]) => `"${alias}" = "${target}"`).join(', ');
   const lines = [
     ...provider('oai', 'openai'),
     ...provider('resp', 'openai', 'responses'),
     ...provider('anth', 'anthropic'),
+    ...providers.flatMap((p) => provider(p.name, p.kind, 'chat', p.path)),
     '[models]',
     'public_name = "companion"',
     `chat = "${chat}"`,
     `extract = "${MODELS.extract}"`,
     `vision = "${MODELS.vision}"`,
     `aliases = { ${aliases} }`,
+    ...Object.entries(models).map(([key, value]) => `${key} = "${value}"`),
     '',
   ];
   if (Object.keys(features).length) {
@@ -100,14 +104,14 @@ export function gatewayConfig({ upstreamUrl, chat = MODELS.openai, features = {}
 
 // Starts a fake upstream (unless one is given) and cilia routed to it.
 // Returns {server, upstream, url, key, api, stop}.
-export async function startGateway({ chat, features, upstream, dataDir, env = {}, startTimeoutMs } = {}) {
+export async function startGateway({ chat, features, aliases, models, providers, upstream, dataDir, env = {}, startTimeoutMs } = {}) {
   const ownsUpstream = !upstream;
   const fake = upstream ?? (await startFakeUpstream());
   try {
     const server = await startServer({
       dataDir,
       startTimeoutMs,
-      config: gatewayConfig({ upstreamUrl: fake.url, chat, features }),
+      config: gatewayConfig({ upstreamUrl: fake.url, chat, features, aliases, models, providers }),
       // cilia reads the usual proxy variables; the fake is on loopback, never behind one
       env: { NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost', ...env },
     });

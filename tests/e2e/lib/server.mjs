@@ -78,7 +78,7 @@ export async function request(baseUrl, path, { method, body, key, headers = {}, 
   return { status: reply.status, headers: reply.headers, text, json };
 }
 
-function waitForExit(proc, timeoutMs) {
+export function waitForExit(proc, timeoutMs) {
   if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(true);
   return new Promise((resolveExit) => {
     const timer = setTimeout(() => resolveExit(false), timeoutMs);

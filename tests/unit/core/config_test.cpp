@@ -75,8 +75,10 @@ TEST_F(ConfigTest, NothingGivenMeansTheDocumentedDefaults) {
   EXPECT_EQ(config->embedding.dimensions, 256);
   EXPECT_EQ(config->embedding.batch_size, 64);
   EXPECT_EQ(config->index.hnsw_threshold, 50000);
-  EXPECT_DOUBLE_EQ(config->retrieval.vector_weight, 0.3);
+  // The hash embedder's vector lane is off unless its weight is set (see below).
+  EXPECT_DOUBLE_EQ(config->retrieval.vector_weight, 0);
   EXPECT_DOUBLE_EQ(config->retrieval.lexical_weight, 0.7);
+  EXPECT_DOUBLE_EQ(config->retrieval.title_weight, 0.5);
   EXPECT_EQ(config->retrieval.rrf_k, 60);
   EXPECT_DOUBLE_EQ(config->retrieval.recency_days, 60);
   EXPECT_EQ(config->retrieval.per_conversation_day_cap, 2);
@@ -366,6 +368,17 @@ TEST_F(ConfigTest, AModelMustNameADefinedProvider) {
               HasSubstr("models.aliases.x: expected a string"));
 }
 
+TEST_F(ConfigTest, PatternAliasesAndTheFallbackAreReadAndCheckedLikeTheOtherTargets) {
+  auto config = LoadToml(std::string("[models]\naliases = { \"claude-*\" = \"claude/sonnet\" }\n"
+                                     "fallback = \"main/big\"\n") + kProviders);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->models.aliases.at("claude-*"), "claude/sonnet");
+  EXPECT_EQ(config->models.fallback, "main/big");
+  EXPECT_EQ(LoadToml(kProviders)->models.fallback, "") << "no fallback unless one is set: a 400";
+  EXPECT_THAT(ErrorOf(LoadToml(std::string("[models]\nfallback = \"nobody/x\"\n") + kProviders)),
+              HasSubstr("models.fallback: provider \"nobody\" is not defined"));
+}
+
 TEST_F(ConfigTest, AModelSetInTheEnvironmentIsBlamedOnTheEnvironment) {
   sources_.env = {{"CILIA_MODELS_CHAT", "nobody/x"}};
   EXPECT_THAT(ErrorOf(LoadToml(kProviders)),
@@ -411,6 +424,16 @@ TEST_F(ConfigTest, ServerValuesAreValidatedAndBlamedOnTheirSource) {
   EXPECT_THAT(ErrorOf(LoadToml("[server]\ndata_dir = \"\"\n")), HasSubstr("server.data_dir: must not be empty"));
 }
 
+TEST_F(ConfigTest, TheVectorWeightDefaultsByEmbedder) {
+  auto hash_set = LoadToml("[retrieval]\nvector_weight = 0.3\n");
+  ASSERT_TRUE(hash_set.ok()) << hash_set.status().ToString();
+  EXPECT_DOUBLE_EQ(hash_set->retrieval.vector_weight, 0.3);  // set: kept, even for hash
+  auto remote = LoadToml(std::string("[embedding]\nkind = \"openai\"\nprovider = \"main\"\nmodel = \"bge-m3\"\n") + kProviders);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  EXPECT_DOUBLE_EQ(remote->retrieval.vector_weight, 0.3);
+  EXPECT_THAT(ErrorOf(LoadToml("[retrieval]\ntitle_weight = -1\n")), HasSubstr("retrieval.title_weight"));
+}
+
 TEST_F(ConfigTest, RetrievalLimitsMustFitTogether) {
   EXPECT_THAT(ErrorOf(LoadToml("[retrieval]\ndefault_limit = 200\n")),
               HasSubstr("retrieval.default_limit: must be between 1 and 100, got 200"));
@@ -418,6 +441,16 @@ TEST_F(ConfigTest, RetrievalLimitsMustFitTogether) {
   EXPECT_THAT(ErrorOf(LoadToml("[retrieval]\nvector_weight = 0\nlexical_weight = 0\n")),
               HasSubstr("must not both be 0"));
   EXPECT_THAT(ErrorOf(LoadToml("[retrieval]\nvector_weight = -0.5\n")), HasSubstr("retrieval.vector_weight"));
+}
+
+TEST_F(ConfigTest, ThePreciousBudgetHasADefaultAndARange) {
+  auto defaults = LoadToml("");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->gateway.precious_tokens, 800);
+  auto none = LoadToml("[gateway]\nprecious_tokens = 0\n");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->gateway.precious_tokens, 0) << "0: no precious block";
+  EXPECT_THAT(ErrorOf(LoadToml("[gateway]\nprecious_tokens = -1\n")), HasSubstr("gateway.precious_tokens"));
 }
 
 TEST(ListenAddressTest, ParsesHostAndPort) {

@@ -15,6 +15,7 @@
 #include "core/executor.h"
 #include "llm/upstream.h"
 #include "memory/archive/archive.h"
+#include "memory/upkeep/precious.h"
 #include "net/sse.h"
 #include "store/message_repo.h"
 #include "store/summary_repo.h"
@@ -232,7 +233,7 @@ class ChatServiceTest : public ::testing::Test {
     memory::Archive archive(ns());
     auto stored = archive.Store(earlier);
     EXPECT_TRUE(stored.ok());
-    EXPECT_TRUE(archive.IndexConversation(stored->conversation_id).ok());
+    EXPECT_TRUE(archive.IndexConversation(stored->conversation_row).ok());
   }
 
   memory::Namespace& ns() { return *registry_->Get("default").value(); }
@@ -334,6 +335,25 @@ TEST_F(ChatServiceTest, TheUpstreamSeesMemoryAfterTheClientsTextAndTheRecallTool
   EXPECT_NE(user.find("<turn_context>"), std::string::npos);
   EXPECT_NE(user.find("Mochi"), std::string::npos) << "the menu names the earlier fact";
   EXPECT_FALSE(Turns().front().injected["menu"].empty());
+}
+
+TEST_F(ChatServiceTest, APinnedPassageIsInTheCachedSystemPrefixWithTheSameBytesEveryTurn) {
+  auto pinned = memory::Pin(ns(), {"pets", {"p1"}, "My cat is named Mochi", store::Author::kOwner}, clock_.Now());
+  ASSERT_TRUE(pinned.ok()) << pinned.status().ToString();
+  const std::string said_on = ns().tz().FormatLocal(clock_.Now() - 86'400'000, false);
+  Complete(Body({User("first words")}), "pin");
+  clock_.Advance(60'000);
+  Complete(Body({User("first words"), Assistant("echo: first words"), User("second words")}), "pin");
+  const auto sent = upstream_.requests();
+  ASSERT_EQ(sent.size(), 2u);
+  const json& system = sent[0]["messages"][0];
+  ASSERT_EQ(system["role"], "system");
+  const std::string text = system["content"].get<std::string>();
+  EXPECT_NE(text.find("<precious_passages>\n<passage date=\"" + said_on + "\">\nMy cat is named Mochi\n</passage>\n</precious_passages>"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(sent[1]["messages"][0].dump(), system.dump()) << "the stable prefix must not change between turns";
+  EXPECT_EQ(Turns().front().injected["precious"], json::array({"p_" + std::to_string(pinned->id)}));
 }
 
 TEST_F(ChatServiceTest, ARecallCallIsRunInsideAndTheClientGetsOneAnswer) {

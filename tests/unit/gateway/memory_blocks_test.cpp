@@ -5,6 +5,7 @@
 #include "gateway/compression.h"
 #include "memory/archive/archive.h"
 #include "memory/archive/conversation_reads.h"
+#include "memory/upkeep/precious.h"
 #include "store/glossary_repo.h"
 #include "store/profile_repo.h"
 #include "testing/failing_reads.h"
@@ -26,8 +27,8 @@ class MemoryBlocksTest : public ::testing::Test {
     memory::Archive archive(ns());
     auto stored = archive.Store(earlier);
     EXPECT_TRUE(stored.ok());
-    EXPECT_TRUE(archive.IndexConversation(stored->conversation_id).ok());
-    pets_row_ = stored->conversation_id;
+    EXPECT_TRUE(archive.IndexConversation(stored->conversation_row).ok());
+    pets_row_ = stored->conversation_row;
   }
   memory::Namespace& ns() { return space_.ns(); }
   UnixMs now() { return space_.clock().Now(); }
@@ -56,6 +57,30 @@ TEST_F(MemoryBlocksTest, AProfileThatCannotBeReadLeavesTheBlockEmpty) {
   EXPECT_FALSE(record.injected.contains("profile"));
 }
 
+TEST_F(MemoryBlocksTest, PreciousPassagesAreVerbatimDatedAndTheSameBytesUntilOneIsPinned) {
+  EXPECT_EQ(PreciousBlock(ns(), 800, record_), "");
+  EXPECT_FALSE(record_.injected.contains("precious"));
+  auto pinned = memory::Pin(ns(), {"pets", {"p1"}, "", store::Author::kOwner}, now());
+  ASSERT_TRUE(pinned.ok()) << pinned.status().ToString();
+  const std::string block = PreciousBlock(ns(), 800, record_);
+  EXPECT_EQ(block, "<passage date=\"" + ns().tz().FormatLocal(now() - 86'400'000, false) +
+                       "\">\nMy cat Mochi hates the vacuum cleaner.\n</passage>")
+      << "dated the day it was said, not the day it was pinned";
+  EXPECT_EQ(record_.injected["precious"], json::array({"p_" + std::to_string(pinned->id)}));
+  store::TurnRecord next_turn;
+  EXPECT_EQ(PreciousBlock(ns(), 800, next_turn), block) << "byte-stable between turns: the cache keeps hitting";
+  EXPECT_EQ(PreciousBlock(ns(), 0, next_turn), "") << "a budget of 0 turns the block off";
+  EXPECT_EQ(PreciousBlock(ns(), 3, next_turn), "") << "a passage past the budget is left out, never cut";
+}
+
+TEST_F(MemoryBlocksTest, PreciousPassagesThatCannotBeReadLeaveTheBlockEmpty) {
+  ASSERT_TRUE(memory::Pin(ns(), {"pets", {"p1"}, "", store::Author::kOwner}, now()).ok());
+  testing::FailingReads failing(ns(), "precious");
+  store::TurnRecord record;
+  EXPECT_EQ(PreciousBlock(ns(), 800, record), "");
+  EXPECT_FALSE(record.injected.contains("precious"));
+}
+
 TEST_F(MemoryBlocksTest, ThereIsNoDailyPackBeforeTheFirstNightlyRun) {
   EXPECT_EQ(DailyPackBlock(ns(), now(), record_), "");
   EXPECT_FALSE(record_.injected.contains("daily_pack"));
@@ -66,7 +91,7 @@ TEST_F(MemoryBlocksTest, TheSummaryIsUsedWhileTheBodyHoldsTheMessageItsRawPartBe
                           Msg("user", "now"), "", false, false, false};
   EXPECT_FALSE(SummaryBlock(ns(), pets_row_, json::object(), Wire::kOpenAI, client).has_value());
   store::ConversationSummary summary;
-  summary.conversation_id = pets_row_;
+  summary.conversation_row = pets_row_;
   summary.text = "They talked about old things.";
   summary.kept_from_key = MessageKey("user", "recent words");
   summary.created_at = now();
@@ -88,7 +113,7 @@ TEST_F(MemoryBlocksTest, TheSummaryIsUsedWhileTheBodyHoldsTheMessageItsRawPartBe
 
 TEST(MemoryGuide, NamesTheBlocksAndMentionsRecallOnlyWhenOffered) {
   const std::string with_tool = MemoryGuide(true);
-  for (const char* tag : {"profile", "recent_days", "conversation_summary", "turn_context"}) {
+  for (const char* tag : {"profile", "precious_passages", "recent_days", "conversation_summary", "turn_context"}) {
     EXPECT_NE(with_tool.find(tag), std::string::npos) << tag;
   }
   EXPECT_EQ(with_tool.find('<'), std::string::npos) << "names, not tags: a tag here would read as a block";

@@ -203,6 +203,28 @@ TEST(PromptAssembler, TheMemoryGuideHeadsBp1BeforeTheProfileOnBothWires) {
   EXPECT_LT(body.find("<memory_guide>"), body.find("<profile name")) << body;
 }
 
+TEST(PromptAssembler, PreciousPassagesCloseBp1AfterTheProfileOnBothWires) {
+  MemoryBlocks memory = FullMemory();
+  memory.precious = "<passage date=\"2026-05-01\">\n星星会替我们记得。\n</passage>";
+  const Assembled anthropic = MustAssemble(ChatRequest(), memory, RecallTool(), Anthropic());
+  const std::string bp1 = SystemText(anthropic.body, 1);
+  EXPECT_NE(bp1.find("</profile>\n\n<precious_passages>\n<passage date=\"2026-05-01\">\n星星会替我们记得。\n</passage>\n"
+                     "</precious_passages>"),
+            std::string::npos)
+      << bp1;
+  EXPECT_EQ(bp1.substr(bp1.size() - std::string("</precious_passages>").size()), "</precious_passages>");
+  EXPECT_THAT(MarkerPlaces(anthropic.body), ElementsAre("system[1]", "system[2]", "system[3]", "messages[3][0]"))
+      << "in BP1's block: no marker of its own";
+  const std::string openai = MustAssemble(ChatRequest(), memory, RecallTool(), OpenAI()).body.dump();
+  ASSERT_NE(openai.find("<precious_passages>"), std::string::npos) << openai;
+  EXPECT_LT(openai.find("<profile name"), openai.find("<precious_passages>"));
+  EXPECT_LT(openai.find("<precious_passages>"), openai.find("<recent_days>"));
+  memory.precious = " \n";
+  EXPECT_EQ(MustAssemble(ChatRequest(), memory, RecallTool(), Anthropic()).body.dump().find("precious_passages"),
+            std::string::npos)
+      << "no passages, no block";
+}
+
 TEST(PromptAssembler, WithoutClientMarkersPlacesAllFourBreakpoints) {
   const Assembled out = MustAssemble(ChatRequest(), FullMemory(), RecallTool(), Anthropic());
   // BP1 on the profile, BP2 on the pack, BP3 on the summary, BP4 on the last history message.

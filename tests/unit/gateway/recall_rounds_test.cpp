@@ -27,7 +27,7 @@ class RecallRoundsTest : public ::testing::Test {
     memory::Archive archive(space_.ns());
     auto stored = archive.Store(earlier);
     EXPECT_TRUE(stored.ok());
-    EXPECT_TRUE(archive.IndexConversation(stored->conversation_id).ok());
+    EXPECT_TRUE(archive.IndexConversation(stored->conversation_row).ok());
     identity_.conversation_id = "now";
   }
 

@@ -30,7 +30,7 @@ class RecallToolTest : public ::testing::Test {
     memory::Archive archive(t_.ns());
     auto out = archive.Store(c);
     ASSERT_TRUE(out.ok()) << out.status().ToString();
-    ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
+    ASSERT_TRUE(archive.IndexConversation(out->conversation_row).ok());
   }
 
   void SetUp() override {

@@ -27,6 +27,26 @@ TEST(Bm25Index, RanksByTheBm25Formula) {
   EXPECT_NEAR(hits[0].second, expected, 1e-5);
 }
 
+TEST(Bm25Index, SeedsStartDocumentsWithAScoreOfAnotherField) {
+  Bm25Index index;
+  index.Add(1, "kiwi banana");
+  index.Add(2, "cherry plum");
+  index.Add(3, "kiwi apple");
+  // Document 2 holds no term but has a seed; 3's seed adds to its own score; 9 is not indexed.
+  auto hits = index.Search({"kiwi"}, 10, {}, {{2, 0.1}, {3, 0.25}, {9, 5.0}});
+  ASSERT_EQ(hits.size(), 3u);
+  const double kiwi = index.Search({"kiwi"}, 10)[0].second;
+  EXPECT_EQ(hits[0].first, 3);
+  EXPECT_NEAR(hits[0].second, kiwi + 0.25, 1e-5);
+  EXPECT_EQ(hits[1].first, 1);
+  EXPECT_EQ(hits[2].first, 2);
+  EXPECT_NEAR(hits[2].second, 0.1, 1e-6);
+  // With no terms at all, the seeds alone rank.
+  auto seeded = index.Search({}, 10, {}, {{2, 0.5}});
+  ASSERT_EQ(seeded.size(), 1u);
+  EXPECT_EQ(seeded[0].first, 2);
+}
+
 TEST(Bm25Index, RepeatedQueryTermsCountOnceAndUnknownOnesNothing) {
   Bm25Index index;
   index.Add(1, "a b");

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "testing/temp_dir.h"
 #include "text/segmenter.h"
 #include "store/message_repo.h"
@@ -19,7 +22,7 @@ class LexicalTest : public ::testing::Test {
   }
   int64_t Add(const std::string& body) {
     store::WindowRecord w;
-    w.conversation_id = conv_;
+    w.conversation_row = conv_;
     w.spans = "[]";
     w.body = body;
     w.words = text::IndexText(body);
@@ -54,6 +57,31 @@ TEST_F(LexicalTest, VeryCommonTermsAreDroppedUnlessNothingElseIsLeft) {
   auto hits = SearchLexical(words_, "running zebra", 5);
   ASSERT_FALSE(hits.empty());
   EXPECT_EQ(hits[0].first, rare);
+}
+
+TEST_F(LexicalTest, ATitleMatchRanksItsConversationsWindows) {
+  // Windows 1-2 belong to conversation 10, titled with the query's word; 3-4 to 20.
+  Bm25Index titles;
+  titles.Add(10, text::IndexText("Kyoto trip planning"));
+  titles.Add(20, text::IndexText("Garden notes"));
+  const int64_t hotel = Add("booked the hotel near the station");
+  const int64_t temples = Add("which temples to see first");
+  const int64_t tomatoes = Add("the tomatoes need a bigger pot");
+  Add("a hotel for my aunt, not for me");
+  const std::map<int64_t, std::vector<int64_t>> windows{{10, {hotel, temples}}, {20, {tomatoes}}};
+  TitleField title{&titles, 0.5, [&](int64_t c) { return windows.at(c); }};
+  // No window says "kyoto": the title field alone finds the trip's windows.
+  auto kyoto = SearchLexical(words_, "kyoto", 5, {}, title);
+  ASSERT_EQ(kyoto.size(), 2u);
+  EXPECT_EQ(std::set<int64_t>({kyoto[0].first, kyoto[1].first}), std::set<int64_t>({hotel, temples}));
+  EXPECT_TRUE(SearchLexical(words_, "kyoto", 5).empty());
+  // "hotel" is in two windows: the one in the Kyoto conversation wins with the title.
+  auto hotels = SearchLexical(words_, "kyoto hotel", 5, {}, title);
+  ASSERT_GE(hotels.size(), 2u);
+  EXPECT_EQ(hotels[0].first, hotel);
+  // Weight 0: no title field.
+  title.weight = 0;
+  EXPECT_TRUE(SearchLexical(words_, "kyoto", 5, {}, title).empty());
 }
 
 TEST_F(LexicalTest, ExactCandidatesUseTrigramHanNgramsOrWords) {

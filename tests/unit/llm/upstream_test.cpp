@@ -136,6 +136,17 @@ TEST_F(UpstreamClientTest, CountTokensGoesToMessagesCountTokensWithTheHeadersOfA
   EXPECT_EQ(request.body, body) << "sent as given: no stream field";
 }
 
+TEST_F(UpstreamClientTest, AnAnthropicBaseUrlWithoutV1ReachesV1MessagesAndCountTokens) {
+  ProviderConfig provider = Provider(ProviderKind::kAnthropic);
+  provider.base_url.erase(provider.base_url.size() - std::string("/v1/").size());  // as https://api.anthropic.com
+  answer_ = [](int, httplib::Response& res) { res.set_content(R"({"input_tokens":7})", "application/json"); };
+  ASSERT_TRUE(UpstreamClient(provider).Complete(json::parse(R"({"messages":[]})")).ok());
+  ASSERT_TRUE(UpstreamClient(provider).CountTokens(json::parse(R"({"messages":[]})")).ok());
+  ASSERT_EQ(seen().size(), 2u);
+  EXPECT_EQ(seen()[0].path, "/v1/messages");
+  EXPECT_EQ(seen()[1].path, "/v1/messages/count_tokens");
+}
+
 TEST_F(UpstreamClientTest, CountTokensKeepsTheUpstreamsErrorsAndRefusesAnswersWithoutACount) {
   const ProviderConfig provider = Provider(ProviderKind::kAnthropic);
   answer_ = [](int n, httplib::Response& res) {
@@ -284,6 +295,24 @@ TEST(UpstreamErrorOfTest, MapsStatusesThatDidNotComeFromAnHttpReply) {
   EXPECT_EQ(UpstreamErrorOf(Status::Timeout("no first byte in 120 s")).message, "no first byte in 120 s");
   EXPECT_EQ(UpstreamErrorOf(Status::InvalidArgument("bad")).http_status, 400);
   EXPECT_EQ(UpstreamErrorOf(Status::Internal("HTTP nonsense")).http_status, 500);
+}
+
+TEST(BuildRequestTest, AnAnthropicBaseGetsV1UnlessItEndsInItAndOtherKindsAreTakenAsGiven) {
+  ProviderConfig provider;
+  provider.kind = ProviderKind::kAnthropic;
+  for (const auto& [base, url] : std::vector<std::pair<std::string, std::string>>{
+           {"https://api.anthropic.com", "https://api.anthropic.com/v1/messages"},
+           {"https://api.anthropic.com/", "https://api.anthropic.com/v1/messages"},
+           {"https://api.anthropic.com/v1", "https://api.anthropic.com/v1/messages"},
+           {"https://api.deepseek.com/anthropic", "https://api.deepseek.com/anthropic/v1/messages"},
+           {"https://openrouter.ai/api", "https://openrouter.ai/api/v1/messages"},
+           {"http://127.0.0.1:9000/v1/", "http://127.0.0.1:9000/v1/messages"}}) {
+    provider.base_url = base;
+    EXPECT_EQ(UpstreamClient(provider).BuildRequest(json::object(), false).url, url) << base;
+  }
+  provider.kind = ProviderKind::kOpenAI;
+  provider.base_url = "https://api.deepseek.com";  // OpenAI-compatible servers differ: no /v1 guessed
+  EXPECT_EQ(UpstreamClient(provider).BuildRequest(json::object(), false).url, "https://api.deepseek.com/chat/completions");
 }
 
 TEST(BuildRequestTest, TimeoutsComeFromTheProviderAndTrailingSlashesAreDropped) {

@@ -15,7 +15,7 @@ store::WindowFilter Between(std::optional<int64_t> from, std::optional<int64_t> 
   store::WindowFilter f;
   f.from_ms = from;
   f.to_ms = to;
-  f.conversation_id = conversation;
+  f.conversation_row = conversation;
   return f;
 }
 

@@ -32,7 +32,7 @@ class ConversationMatchRepoTest : public ::testing::Test {
   }
   void Add(int64_t conversation, int64_t seq, std::string role, std::string text) {
     MessageRecord m;
-    m.conversation_id = conversation;
+    m.conversation_row = conversation;
     m.seq = seq;
     m.role = std::move(role);
     m.content = "\"\"";
@@ -60,9 +60,9 @@ TEST_F(ConversationMatchRepoTest, FindsTrimmedTextsOfTheUsersConversationsNewest
   Add(c, 0, "user", "hello");
   auto found = Find("alice", "user", "hello");
   ASSERT_EQ(found.size(), 2u);
-  EXPECT_EQ(found[0].conversation_id, b);
+  EXPECT_EQ(found[0].conversation_row, b);
   EXPECT_EQ(found[0].conversation_updated_at, 700);
-  EXPECT_EQ(found[1].conversation_id, a);
+  EXPECT_EQ(found[1].conversation_row, a);
   EXPECT_EQ(found[1].seq, 0);
   EXPECT_EQ(Find("alice", "user", "hello", 1).size(), 1u);
   EXPECT_EQ(Find("alice", "assistant", "hello").size(), 1u);

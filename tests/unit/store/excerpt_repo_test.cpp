@@ -84,6 +84,22 @@ TEST_F(ExcerptRepoTest, ListsPageNewestFirstByStatus) {
   EXPECT_EQ(next[0].id, 2) << "id 3 is superseded";
   EXPECT_EQ(next[1].id, 1);
   EXPECT_EQ(W([](ExcerptRepo& r) { return r.List(std::nullopt, {100, std::nullopt}); })->size(), 5u);
+  EXPECT_EQ(*W([](ExcerptRepo& r) { return r.CountWithStatus(ExcerptStatus::kActive); }), 4);
+  EXPECT_EQ(*W([](ExcerptRepo& r) { return r.CountWithStatus(ExcerptStatus::kSuperseded); }), 1);
+}
+
+TEST_F(ExcerptRepoTest, CandidatesAreCountedByStatus) {
+  for (CandidateStatus status : {CandidateStatus::kPending, CandidateStatus::kPending, CandidateStatus::kApproved}) {
+    CandidateRecord c;
+    c.content = "c";
+    c.quote = "我住在成都 🌶️";
+    c.source = {conv_.id, messages_[0], 0, 7};
+    c.reason = "low_confidence";
+    c.status = status;
+    ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.InsertCandidate(c); }).ok());
+  }
+  EXPECT_EQ(*W([](ExcerptRepo& r) { return r.CountCandidates(CandidateStatus::kPending); }), 2);
+  EXPECT_EQ(*W([](ExcerptRepo& r) { return r.CountCandidates(CandidateStatus::kMerged); }), 0);
 }
 
 TEST_F(ExcerptRepoTest, ForgetRemovesExcerptsHistoryAndCandidatesOfTheMessageOnly) {

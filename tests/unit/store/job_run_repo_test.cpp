@@ -14,14 +14,14 @@ TEST_F(JobRunRepoTest, ARunIsStartedFinishedAndListedNewestFirst) {
   auto a = repo.Start("nightly", "default", "schedule", 100);
   auto b = repo.Start("extract", "default", "manual", 200);
   ASSERT_TRUE(a.ok() && b.ok());
-  ASSERT_TRUE(repo.Finish(*a, "failed", "model down", 3, {{"days", 1}}, 150).ok());
+  ASSERT_TRUE(repo.Finish(*a, JobOutcome::kFailed, "model down", 3, {{"days", 1}}, 150).ok());
   auto all = repo.List(std::nullopt, std::nullopt, 10);
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].job, "extract");
-  EXPECT_EQ((*all)[0].outcome, "running");
+  EXPECT_EQ((*all)[0].outcome, JobOutcome::kRunning);
   EXPECT_FALSE((*all)[0].ended_at.has_value());
   const JobRun& nightly = (*all)[1];
-  EXPECT_EQ(nightly.outcome, "failed");
+  EXPECT_EQ(nightly.outcome, JobOutcome::kFailed);
   EXPECT_EQ(nightly.error, "model down");
   EXPECT_EQ(nightly.items, 3);
   EXPECT_EQ(nightly.detail["days"], 1);
@@ -30,19 +30,19 @@ TEST_F(JobRunRepoTest, ARunIsStartedFinishedAndListedNewestFirst) {
   EXPECT_EQ(repo.List(std::nullopt, *b, 10)->front().id, *a) << "a page continues below before_id";
   EXPECT_EQ((*repo.Latest("extract"))->id, *b);
   EXPECT_FALSE(repo.Latest("reindex")->has_value());
-  EXPECT_EQ(repo.Finish(999, "ok", "", 0, {}, 1).code(), Code::kNotFound);
+  EXPECT_EQ(repo.Finish(999, JobOutcome::kOk, "", 0, {}, 1).code(), Code::kNotFound);
 }
 
 TEST_F(JobRunRepoTest, InterruptedRunsFailAndRetentionKeepsRunningOnes) {
   JobRunRepo repo(db());
   ASSERT_TRUE(repo.Start("nightly", "default", "schedule", 100).ok());
   auto done = repo.Start("extract", "default", "schedule", 100);
-  ASSERT_TRUE(repo.Finish(*done, "ok", "", 0, {}, 101).ok());
+  ASSERT_TRUE(repo.Finish(*done, JobOutcome::kOk, "", 0, {}, 101).ok());
   EXPECT_EQ(*repo.DeleteBefore(1000), 1) << "the running one stays";
   EXPECT_EQ(*repo.MarkInterrupted(500), 1);
   auto left = repo.List(std::nullopt, std::nullopt, 10);
   ASSERT_EQ(left->size(), 1u);
-  EXPECT_EQ((*left)[0].outcome, "failed");
+  EXPECT_EQ((*left)[0].outcome, JobOutcome::kFailed);
   EXPECT_THAT((*left)[0].error, ::testing::HasSubstr("interrupted"));
 }
 

@@ -17,7 +17,7 @@ class MessageRepoTest : public ::testing::Test {
   }
   MessageRecord Message(int64_t conv, int64_t seq, std::optional<std::string> caller, std::string text) {
     MessageRecord m;
-    m.conversation_id = conv;
+    m.conversation_row = conv;
     m.seq = seq;
     m.caller_id = std::move(caller);
     m.role = "user";
@@ -76,6 +76,7 @@ TEST_F(MessageRepoTest, MessagesFromReturnsTheTailInOrder) {
   EXPECT_EQ((*tail)[1].text, "m4");
   EXPECT_EQ(repo.MessagesFrom(c.id, 0, 2)->size(), 2u);
   EXPECT_EQ(*repo.CountMessages(), 5);
+  EXPECT_EQ(*repo.CountConversations(), 1);
 }
 
 TEST_F(MessageRepoTest, MessagesBeforeReturnsTheLastOnesBeforeASeqInOrder) {
@@ -115,10 +116,10 @@ TEST_F(MessageRepoTest, CountsPerQuarterHourAndConversationsBetweenTwoTimes) {
   auto spans = repo.ConversationsBetween(10 * quarter, 12 * quarter);
   ASSERT_TRUE(spans.ok()) << spans.status().ToString();
   ASSERT_EQ(spans->size(), 2u);
-  EXPECT_EQ((*spans)[0].conversation_id, a.id);
+  EXPECT_EQ((*spans)[0].conversation_row, a.id);
   EXPECT_EQ((*spans)[0].messages, 2);
   EXPECT_EQ((*spans)[0].first_seq, 0);
-  EXPECT_EQ((*spans)[1].conversation_id, b.id);
+  EXPECT_EQ((*spans)[1].conversation_row, b.id);
   EXPECT_TRUE(repo.ConversationsBetween(0, quarter)->empty());
 }
 

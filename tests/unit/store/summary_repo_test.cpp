@@ -44,7 +44,7 @@ TEST_F(SummaryRepoTest, TheLatestIsTheOneCoveringTheMostAndComesBackWhole) {
   auto latest = Latest(trip_);
   ASSERT_TRUE(latest.has_value());
   EXPECT_EQ(latest->id, widest);
-  EXPECT_EQ(latest->conversation_id, trip_);
+  EXPECT_EQ(latest->conversation_row, trip_);
   EXPECT_EQ(latest->through_seq, 120);
   EXPECT_EQ(latest->text, "她说周末去爬山 🏔️\n第二段");
   EXPECT_EQ(latest->model, "main/cheap");

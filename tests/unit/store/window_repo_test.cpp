@@ -18,7 +18,7 @@ class WindowRepoTest : public ::testing::Test {
   }
   int64_t Add(int64_t seq, std::string body, std::string words, std::string cjk, int64_t at) {
     WindowRecord w;
-    w.conversation_id = conv_;
+    w.conversation_row = conv_;
     w.first_seq = seq;
     w.last_seq = seq;
     w.created_at = w.ended_at = at;
@@ -53,7 +53,7 @@ TEST_F(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
   Add(0, "before", "before", "", 1);  // ids do not start at 1
   std::vector<WindowRecord> ws(70);
   for (int i = 0; i < 70; ++i) {
-    ws[i].conversation_id = conv_;
+    ws[i].conversation_row = conv_;
     ws[i].first_seq = ws[i].last_seq = i + 1;
     ws[i].created_at = ws[i].ended_at = 100 + i;
     ws[i].spans = "[]";
@@ -97,7 +97,7 @@ TEST_F(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].id, late);
   f = {};
-  f.conversation_id = conv_ + 1;
+  f.conversation_row = conv_ + 1;
   EXPECT_TRUE(repo.SearchTrigram("\"kiw\"", f, 10)->empty());
   auto recent = repo.Recent({}, 10);
   ASSERT_EQ(recent->size(), 2u);

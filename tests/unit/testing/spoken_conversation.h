@@ -32,7 +32,7 @@ inline Status StoreSpoken(memory::Namespace& ns, const std::string& conversation
   }
   memory::Archive archive(ns);
   CILIA_ASSIGN_OR_RETURN(auto stored, archive.Store(c));
-  return archive.IndexConversation(stored.conversation_id);
+  return archive.IndexConversation(stored.conversation_row);
 }
 
 }  // namespace cilia::testing

@@ -110,7 +110,7 @@ TEST_F(ArchiveTest, GrowingConversationRewindowsOnlyTheTailAndMatchesAFullRebuil
   GrowAndCompareWithARebuild(t_, [&](const ingest::IngestConversation& batch) {
     auto out = archive_.Store(batch);
     ASSERT_TRUE(out.ok());
-    ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+    ASSERT_TRUE(archive_.IndexConversation(out->conversation_row).ok());
   });
 }
 
@@ -188,7 +188,7 @@ TEST_F(ArchiveTest, ForgetMessageLeavesNoTraceInTheFiles) {
   auto out = archive_.Store(Conv("f", {Msg("1", "user", "my secret word is zanzibarquux and nothing else"),
                                        Msg("2", "assistant", "noted, I will keep it safe"),
                                        Msg("3", "user", "thanks a lot")}));
-  ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+  ASSERT_TRUE(archive_.IndexConversation(out->conversation_row).ok());
   ASSERT_TRUE(t_.ns().store().Checkpoint().ok());
   const std::string db_path = t_.dir().Sub("ns/default/cilia.db");
   ASSERT_NE(FileBytes(db_path).find("zanzibarquux"), std::string::npos);
@@ -275,7 +275,7 @@ TEST_F(ArchiveTest, ForgetDropsTheLoggedRecallQueriesThatFoundTheMessage) {
 
 TEST_F(ArchiveTest, ForgetConversationRemovesEverything) {
   auto out = archive_.Store(Conv("gone", {Msg("", "user", "remember the blue heron")}));
-  ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+  ASSERT_TRUE(archive_.IndexConversation(out->conversation_row).ok());
   ASSERT_EQ(t_.ns().WindowCount(), 1u);
   ASSERT_TRUE(archive_.ForgetConversation("gone").ok());
   EXPECT_EQ(t_.ns().WindowCount(), 0u);
@@ -362,7 +362,7 @@ TEST_F(ArchiveTest, ABusyLockIsWaitedForAndTheIngestStored) {
 
 TEST_F(ArchiveTest, CachesAreRebuiltOnReopen) {
   auto out = archive_.Store(Conv("r", {Msg("1", "user", "persist me please")}));
-  ASSERT_TRUE(archive_.IndexConversation(out->conversation_id).ok());
+  ASSERT_TRUE(archive_.IndexConversation(out->conversation_row).ok());
   t_.Reopen();
   EXPECT_EQ(t_.ns().WindowCount(), 1u);
   EXPECT_EQ(t_.ns().vectors().size(), 1u);
@@ -397,7 +397,7 @@ TEST(VectorCache, ASavedIndexIsLoadedOnceAndOnlyWhileInStep) {
     msgs.push_back(Msg("", "user", "message number " + std::to_string(i) + " " + std::string(200, 'a' + i) + "."));
   }
   auto out = archive.Store(Conv("v", msgs));
-  ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
+  ASSERT_TRUE(archive.IndexConversation(out->conversation_row).ok());
   const size_t vectors = t.ns().vectors().size();
   ASSERT_GT(vectors, 0u);
   ASSERT_TRUE(t.ns().SaveVectorCache().ok());
@@ -418,7 +418,7 @@ TEST(EmbedderChange, WindowsAreReembeddedWithTheNewEmbedderOnly) {
   testing::TestNamespace t;
   Archive archive(t.ns());
   auto out = archive.Store(Conv("e", {Msg("", "user", "the kiwi orchard by the river")}));
-  ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
+  ASSERT_TRUE(archive.IndexConversation(out->conversation_row).ok());
   ASSERT_EQ(t.ns().vectors().size(), 1u);
   t.Reopen(50000, 128);  // a different embedder: its vectors do not exist yet
   EXPECT_EQ(t.ns().vectors().size(), 0u);

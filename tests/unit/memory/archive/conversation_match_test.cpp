@@ -35,8 +35,8 @@ class ConversationMatchTest : public ::testing::Test {
     }
     auto out = archive_.Store(c);
     EXPECT_TRUE(out.ok()) << out.status().ToString();
-    EXPECT_TRUE(TagConversationUser(t_.ns(), out->conversation_id, client_user).ok());
-    return out->conversation_id;
+    EXPECT_TRUE(TagConversationUser(t_.ns(), out->conversation_row, client_user).ok());
+    return out->conversation_row;
   }
 
   std::optional<ConversationMatch> Find(const std::vector<ChatHistoryMessage>& history,

@@ -20,7 +20,7 @@ class ConversationReadsTest : public ::testing::Test {
     c.messages.push_back({"a1", "assistant", "", "second", 2000});
     auto stored = Archive(space_.ns()).Store(c);
     EXPECT_TRUE(stored.ok());
-    row_ = stored->conversation_id;
+    row_ = stored->conversation_row;
   }
   Namespace& ns() { return space_.ns(); }
 
@@ -65,7 +65,7 @@ TEST_F(ConversationReadsTest, ASummaryCoversTheConversationAsStoredWhenItIsAdded
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
   store::ConversationSummary summary;
-  summary.conversation_id = row_;
+  summary.conversation_row = row_;
   summary.text = "they said two things";
   summary.kept_from_key = "k";
   summary.through_seq = 99;  // set by AddSummary, whatever the caller says

@@ -96,11 +96,12 @@ TEST(PackWindows, OneSegmentAndNone) {
 }
 
 TEST(MakeWindow, BodyJoinsSegmentsAndSpansNameMessages) {
-  auto segs = SegmentMessages({Msg(3, 0, "I ran 10k today."), Msg(4, 1, "配速是多少？")});
+  auto segs = SegmentMessages({Msg(3, 0, "I ran 10k today.", "Caroline"), Msg(4, 1, "配速是多少？", "")});
   auto w = MakeWindow(9, segs, {0, segs.size() - 1});
-  EXPECT_EQ(w.conversation_id, 9);
+  EXPECT_EQ(w.conversation_row, 9);
   EXPECT_EQ(w.body, "I ran 10k today.\n配速是多少？");
-  EXPECT_EQ(w.words, text::IndexText(w.body));
+  // The speakers are indexed with the words (a nameless one by its role), not shown in the body.
+  EXPECT_EQ(w.words, text::IndexText(w.body) + " caroline user");
   EXPECT_EQ(w.cjk, text::ShortCjkTokens(w.body));
   auto spans = ParseSpans(w.spans);
   ASSERT_EQ(spans.size(), 2u);
@@ -109,6 +110,19 @@ TEST(MakeWindow, BodyJoinsSegmentsAndSpansNameMessages) {
   EXPECT_EQ(spans[1].end, 6u);
   EXPECT_EQ(w.first_seq, 0);
   EXPECT_EQ(w.last_seq, 1);
+}
+
+TEST(MakeWindow, ASpeakerIsIndexedOncePerMessageStartingInTheWindow) {
+  // Three sentences of ~200 characters make three segments of one message.
+  const std::string sentence = Repeat("word ", 40) + "end. ";
+  auto segs = SegmentMessages({Msg(1, 0, Repeat(sentence, 3), "Melanie")});
+  ASSERT_GT(segs.size(), 1u);
+  EXPECT_EQ(segs[0].speaker, "Melanie");
+  // A window starting inside the message names no speaker.
+  auto tail = MakeWindow(1, segs, {1, segs.size() - 1});
+  EXPECT_EQ(tail.words, text::IndexText(tail.body));
+  auto whole = MakeWindow(1, segs, {0, segs.size() - 1});
+  EXPECT_EQ(whole.words, text::IndexText(whole.body) + " melanie");
 }
 
 TEST(WindowHeader, UsesLocalDateAndTidiedTitle) {

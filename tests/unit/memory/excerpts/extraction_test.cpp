@@ -42,7 +42,7 @@ class ExtractionTest : public ::testing::Test {
     }
     auto out = Archive(t_.ns()).StoreAndIndex(c);
     EXPECT_TRUE(out.ok()) << out.status().ToString();
-    return out->conversation_id;
+    return out->conversation_row;
   }
   ExtractionOutcome Extract() {
     auto out = RunExtraction(t_.ns(), config_, t_.clock());

@@ -45,7 +45,7 @@ TEST_F(ExcerptRecallTest, SupersededArchivedAndForgottenExcerptsStayOut) {
   ASSERT_TRUE(Excerpts(t_.ns()).Revive(now.id, Author::kOwner).ok());
   ASSERT_EQ(Ask("Beijing").size(), 1u);
   ASSERT_TRUE(t_.ns().store().Write([&](store::Database& db) {
-    return store::ExcerptRepo(db).DeleteQuoting(now.source.conversation_id, now.source.message_id).status();
+    return store::ExcerptRepo(db).DeleteQuoting(now.source.conversation_row, now.source.message_id).status();
   }).ok());
   EXPECT_TRUE(Ask("Beijing").empty());
   EXPECT_FALSE(t_.ns().excerpts().Meta(now.id)) << "the index drops what is gone";

@@ -30,8 +30,8 @@ class MenuTest : public ::testing::Test {
     Archive archive(t_.ns());
     auto out = archive.Store(c);
     EXPECT_TRUE(out.ok()) << out.status().ToString();
-    EXPECT_TRUE(archive.IndexConversation(out->conversation_id).ok());
-    return out->conversation_id;
+    EXPECT_TRUE(archive.IndexConversation(out->conversation_row).ok());
+    return out->conversation_row;
   }
 
   Menu Build(MenuRequest request) {

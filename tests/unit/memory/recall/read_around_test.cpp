@@ -30,8 +30,8 @@ class ReadAroundTest : public ::testing::Test {
     Archive archive(t_.ns());
     auto out = archive.Store(c);
     ASSERT_TRUE(out.ok()) << out.status().ToString();
-    ASSERT_TRUE(archive.IndexConversation(out->conversation_id).ok());
-    row_ = out->conversation_id;
+    ASSERT_TRUE(archive.IndexConversation(out->conversation_row).ok());
+    row_ = out->conversation_row;
     auto windows = t_.ns().store().Read([&](store::Database& db) { return store::WindowRepo(db).ForConversation(row_); });
     ASSERT_TRUE(windows.ok());
     windows_ = *windows;

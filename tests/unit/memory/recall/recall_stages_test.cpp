@@ -53,7 +53,7 @@ class RecallStagesTest : public ::testing::Test {
   std::string ConversationOf(int64_t window_id) {
     auto meta = t_.ns().GetWindowMeta(window_id);
     if (!meta) return "";
-    auto conv = t_.ns().store().Read([&](store::Database& db) { return store::MessageRepo(db).GetConversation(meta->conversation_id); });
+    auto conv = t_.ns().store().Read([&](store::Database& db) { return store::MessageRepo(db).GetConversation(meta->conversation_row); });
     return conv.ok() && *conv ? (*conv)->external_id : "";
   }
 
@@ -272,10 +272,11 @@ TEST_F(RecallStagesTest, SelectCapsAConversationDayAndRenderShowsHeaderAndSpeake
 }
 
 TEST_F(RecallStagesTest, SelectMergesOverlappingWindows) {
-  std::string pad(280, 'z');
-  Ingest("merge", {{"a", "A", "first marmalade part " + pad + ".", "2026-06-19T10:00:00+08:00"},
-                   {"b", "B", "middle marmalade part " + pad + ".", "2026-06-19T10:01:00+08:00"},
-                   {"c", "A", "last marmalade part " + pad + ".", "2026-06-19T10:02:00+08:00"}});
+  // ~340, ~100 and ~300 characters: two windows sharing the middle message,
+  // 840 characters together, under max_merged_chars.
+  Ingest("merge", {{"a", "A", "first marmalade part " + std::string(318, 'z') + ".", "2026-06-19T10:00:00+08:00"},
+                   {"b", "B", "middle marmalade part " + std::string(77, 'z') + ".", "2026-06-19T10:01:00+08:00"},
+                   {"c", "A", "last marmalade part " + std::string(280, 'z') + ".", "2026-06-19T10:02:00+08:00"}});
   RecallPlan plan = Plan("marmalade");
   AllowedWindows allowed = Allowed(plan);
   Selection selection = Select(plan, allowed);

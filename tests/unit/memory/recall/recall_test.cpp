@@ -150,17 +150,34 @@ TEST_F(RecallTest, AtMostTwoWindowsPerConversationAndDayUnlessOneConversationIsA
 }
 
 TEST_F(RecallTest, OverlappingWindowsAreMergedIntoOneResult) {
-  // Three ~300-character messages make two windows sharing the middle one.
-  std::string pad(280, 'z');
-  Ingest("merge", "", {{"a", "A", "first marmalade part " + pad + ".", "2026-06-19T10:00:00+08:00"},
-                       {"b", "B", "middle marmalade part " + pad + ".", "2026-06-19T10:01:00+08:00"},
-                       {"c", "A", "last marmalade part " + pad + ".", "2026-06-19T10:02:00+08:00"}});
+  // Messages of ~340, ~100 and ~300 characters make two windows sharing the
+  // middle one, 840 characters together: under max_merged_chars.
+  Ingest("merge", "", {{"a", "A", "first marmalade part " + std::string(318, 'z') + ".", "2026-06-19T10:00:00+08:00"},
+                       {"b", "B", "middle marmalade part " + std::string(77, 'z') + ".", "2026-06-19T10:01:00+08:00"},
+                       {"c", "A", "last marmalade part " + std::string(280, 'z') + ".", "2026-06-19T10:02:00+08:00"}});
   RecallReply r = Ask({{"query", "marmalade"}, {"conversation_id", "merge"}});
   ASSERT_EQ(r.results.size(), 1u);
   EXPECT_EQ(r.results[0].message_ids, (std::vector<std::string>{"a", "b", "c"}));
   // The shared middle segment appears once.
   const std::string& text = r.results[0].text;
   EXPECT_EQ(text.find("middle marmalade"), text.rfind("middle marmalade"));
+}
+
+TEST_F(RecallTest, AConversationTitleRanksItsWindows) {
+  Ingest("kyoto", "Kyoto trip planning", {{"k1", "阿杰", "booked the ryokan for three nights", "2026-06-19T10:00:00+08:00"}});
+  Ingest("aunt", "", {{"a1", "阿杰", "found a ryokan-style tea house for my aunt", "2026-06-19T11:00:00+08:00"}});
+  // No message says "kyoto": the title finds the conversation.
+  RecallReply kyoto = Ask({{"query", "kyoto"}});
+  ASSERT_FALSE(kyoto.results.empty());
+  EXPECT_EQ(kyoto.results[0].conversation_id, "kyoto");
+  // Both say "ryokan"; the titled one ranks first.
+  RecallReply ryokan = Ask({{"query", "ryokan in kyoto"}});
+  ASSERT_GE(ryokan.results.size(), 2u);
+  EXPECT_EQ(ryokan.results[0].conversation_id, "kyoto");
+  // A new title replaces the old one in the index.
+  Ingest("kyoto", "Osaka food", {{"k2", "阿杰", "and two nights more", "2026-06-19T10:05:00+08:00"}});
+  EXPECT_TRUE(Ask({{"query", "kyoto"}}).results.empty());
+  EXPECT_EQ(Ask({{"query", "osaka"}}).results.at(0).conversation_id, "kyoto");
 }
 
 TEST_F(RecallTest, RecallCountsAccessSearchDoesNot) {

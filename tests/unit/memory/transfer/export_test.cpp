@@ -149,8 +149,8 @@ void AddExcerpts(Namespace& ns) {
   ASSERT_TRUE(Candidates(ns).Queue(draft, "2023-11-14", "low_confidence", now->id).ok());
   ASSERT_TRUE(ns.store().Write([&](store::Database& db) -> Status {
     store::ExcerptRepo repo(db);
-    CILIA_RETURN_IF_ERROR(repo.PutCursor({checked->source.conversation_id, 5, 42}));
-    store::ExtractionBatch b{0, checked->source.conversation_id, 0, 5, "abc", 1, store::BatchStatus::kOk, "", 2, 40, 41};
+    CILIA_RETURN_IF_ERROR(repo.PutCursor({checked->source.conversation_row, 5, 42}));
+    store::ExtractionBatch b{0, checked->source.conversation_row, 0, 5, "abc", 1, store::BatchStatus::kOk, "", 2, 40, 41};
     return repo.PutBatch(b);
   }).ok());
 }

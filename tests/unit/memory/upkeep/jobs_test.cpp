@@ -1,6 +1,7 @@
 #include "memory/upkeep/jobs.h"
 
 #include <gmock/gmock.h>
+#include <fmt/format.h>  // defines formatter<string_view>::format, which the enums' formatter calls
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,10 +22,10 @@ UnixMs At(const std::string& day, int hour, int minute = 0) {
   return kShanghai.StartOfDay(*ParseDate(day)) + (hour * 60 + minute) * kMsPerMinute;
 }
 
-store::JobRun RunAt(UnixMs at, std::string outcome = "ok") {
+store::JobRun RunAt(UnixMs at, store::JobOutcome outcome = store::JobOutcome::kOk) {
   store::JobRun run;
   run.started_at = at;
-  run.outcome = std::move(outcome);
+  run.outcome = outcome;
   return run;
 }
 
@@ -40,7 +41,7 @@ TEST(IsDueTest, ADailyJobRunsOncePerSlotAndCatchesUpAfterDowntime) {
 
 TEST(IsDueTest, AFailedRunIsRetriedAfterAnHour) {
   const Schedule nightly{Schedule::Kind::kDailyAt, 0, 4 * 60 + 10};
-  const auto failed = RunAt(At("2026-05-29", 4, 10), "failed");
+  const auto failed = RunAt(At("2026-05-29", 4, 10), store::JobOutcome::kFailed);
   EXPECT_FALSE(IsDue(nightly, At("2026-05-29", 5, 9), kShanghai, failed));
   EXPECT_TRUE(IsDue(nightly, At("2026-05-29", 5, 10), kShanghai, failed));
 }
@@ -101,7 +102,7 @@ TEST_F(SchedulerTest, RunsDueJobsOnceAndRecordsEveryRun) {
   Scheduler scheduler(*registry_, clock_);
   auto first = scheduler.RunDue();
   std::vector<std::string> names;
-  for (const auto& run : first) names.push_back(run.job + ":" + run.outcome);
+  for (const auto& run : first) names.push_back(fmt::format("{}:{}", run.job, run.outcome));
   EXPECT_EQ(names, (std::vector<std::string>{"extract:ok", "nightly:ok", "retention:ok"}));
   EXPECT_EQ(first[1].items, 2);
   EXPECT_EQ(first[1].detail["days_logged"], json::array({"2026-05-28"}));
@@ -120,12 +121,12 @@ TEST_F(SchedulerTest, AFailedRunIsRecordedWithItsError) {
   auto job = FindJob(registry_->config(), "nightly");
   auto run = RunJob(*job, ns(), registry_->config(), clock_, "manual");
   ASSERT_TRUE(run.ok()) << run.status().ToString();
-  EXPECT_EQ(run->outcome, "failed");
+  EXPECT_EQ(run->outcome, store::JobOutcome::kFailed);
   EXPECT_THAT(run->error, HasSubstr("could not be reached"));
   EXPECT_EQ(run->started_by, "manual");
   auto runs = ns().store().Read([](store::Database& db) { return store::JobRunRepo(db).List(std::nullopt, std::nullopt, 10); });
   ASSERT_EQ(runs->size(), 1u);
-  EXPECT_EQ((*runs)[0].outcome, "failed");
+  EXPECT_EQ((*runs)[0].outcome, store::JobOutcome::kFailed);
 }
 
 TEST_F(SchedulerTest, AJobWithoutAModelFailsVisibly) {
@@ -133,7 +134,7 @@ TEST_F(SchedulerTest, AJobWithoutAModelFailsVisibly) {
   auto job = FindJob(config, "nightly");
   auto run = RunJob(*job, ns(), config, clock_, "manual");
   ASSERT_TRUE(run.ok());
-  EXPECT_EQ(run->outcome, "failed");
+  EXPECT_EQ(run->outcome, store::JobOutcome::kFailed);
   EXPECT_THAT(run->error, HasSubstr("models.extract"));
 }
 
@@ -151,7 +152,7 @@ TEST_F(SchedulerTest, StartMarksRunsAnEarlierProcessLeftRunning) {
   ASSERT_TRUE(runs.ok());
   auto interrupted = std::find_if(runs->begin(), runs->end(), [&](const store::JobRun& r) { return r.id == *left; });
   ASSERT_NE(interrupted, runs->end());
-  EXPECT_EQ(interrupted->outcome, "failed");
+  EXPECT_EQ(interrupted->outcome, store::JobOutcome::kFailed);
   EXPECT_THAT(interrupted->error, HasSubstr("interrupted"));
 }
 

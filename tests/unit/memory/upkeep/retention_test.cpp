@@ -45,7 +45,7 @@ TEST(RetentionTest, DropsOldOperationalDataAndNothingElse) {
       turn.endpoint = "chat.completions";
       CILIA_RETURN_IF_ERROR(store::TurnRepo(db).Append(turn).status());
       CILIA_ASSIGN_OR_RETURN(int64_t run, store::JobRunRepo(db).Start("nightly", "default", "schedule", at));
-      CILIA_RETURN_IF_ERROR(store::JobRunRepo(db).Finish(run, "ok", "", 0, {}, at));
+      CILIA_RETURN_IF_ERROR(store::JobRunRepo(db).Finish(run, store::JobOutcome::kOk, "", 0, {}, at));
       CILIA_RETURN_IF_ERROR(db.Exec(fmt::format("INSERT INTO recall_log(at, query, layer, item_id, score) VALUES ({}, 'q', 'archive', 1, 1)", at)));
       CILIA_RETURN_IF_ERROR(store::DigestRepo(db).PutPack(ns.tz().LocalDate(at).ToString(), "p", at, true));
     }
@@ -71,7 +71,7 @@ TEST(RetentionTest, ZeroDaysKeepsAKindForEver) {
     return store::JobRunRepo(db).Start("extract", "default", "manual", 0).status();
   }).ok());
   ASSERT_TRUE(t.ns().store().Write([&](store::Database& db) {
-    return store::JobRunRepo(db).Finish(1, "ok", "", 0, {}, 1);
+    return store::JobRunRepo(db).Finish(1, store::JobOutcome::kOk, "", 0, {}, 1);
   }).ok());
   JobsConfig keep;
   keep.job_runs_days = 0;
