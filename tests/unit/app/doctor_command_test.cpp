@@ -218,7 +218,7 @@ TEST_F(DoctorTest, TheHashEmbedderWarningGivesALineThatSwitchesToAnEndpoint) {
 
 TEST_F(DoctorTest, ANewestRunThatFailedIsAWarningAnOlderOneNot) {
   auto ns = DefaultNamespace();
-  auto record = [&](const char* job, const char* outcome, const char* error) {
+  auto record = [&](const char* job, store::JobOutcome outcome, const char* error) {
     ASSERT_TRUE(ns->store()
                     .Write([&](store::Database& db) -> Status {
                       store::JobRunRepo runs(db);
@@ -227,10 +227,10 @@ TEST_F(DoctorTest, ANewestRunThatFailedIsAWarningAnOlderOneNot) {
                     })
                     .ok());
   };
-  record("nightly", "failed", "old trouble");
-  record("nightly", "ok", "");
+  record("nightly", store::JobOutcome::kFailed, "old trouble");
+  record("nightly", store::JobOutcome::kOk, "");
   EXPECT_EQ(JsonCheck({}, "jobs")["verdict"], "ok");
-  record("extract", "failed", "upstream answered HTTP 500");
+  record("extract", store::JobOutcome::kFailed, "upstream answered HTTP 500");
   int code = -1;
   nlohmann::json check = JsonCheck({}, "jobs", &code);
   EXPECT_EQ(code, kExitOk);
