@@ -180,7 +180,10 @@ const std::vector<SectionSpec>& Sections() {
         Key("max_items", &Config::extraction, &ExtractionConfig::max_items),
         Key("review_threshold", &Config::extraction, &ExtractionConfig::review_threshold),
         Key("idle_minutes", &Config::extraction, &ExtractionConfig::idle_minutes),
-        Key("similarity_threshold", &Config::extraction, &ExtractionConfig::similarity_threshold)}},
+        Key("similarity_threshold", &Config::extraction, &ExtractionConfig::similarity_threshold),
+        Key("daily_token_budget", &Config::extraction, &ExtractionConfig::daily_token_budget),
+        Key("max_batches_per_run", &Config::extraction, &ExtractionConfig::max_batches_per_run),
+        Key("backfill", &Config::extraction, &ExtractionConfig::backfill)}},
       {"jobs",
        {Key("enabled", &Config::jobs, &JobsConfig::enabled),
         Key("extract_enabled", &Config::jobs, &JobsConfig::extract_enabled),
@@ -750,6 +753,8 @@ Status Loader::ValidateExtraction() const {
   CILIA_RETURN_IF_ERROR(CheckRange("extraction.max_items", x.max_items, 1, 50));
   CILIA_RETURN_IF_ERROR(CheckRange("extraction.review_threshold", x.review_threshold, 0, 1));
   CILIA_RETURN_IF_ERROR(CheckRange("extraction.idle_minutes", x.idle_minutes, 1, 525600));
+  CILIA_RETURN_IF_ERROR(CheckRange("extraction.daily_token_budget", x.daily_token_budget, 0, INT_MAX));
+  CILIA_RETURN_IF_ERROR(CheckRange("extraction.max_batches_per_run", x.max_batches_per_run, 1, 1000));
   return CheckRange("extraction.similarity_threshold", x.similarity_threshold, 0, 1);
 }
 

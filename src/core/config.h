@@ -141,6 +141,15 @@ struct ExtractionConfig {
   double review_threshold = 0.76;  // items less confident than this go to the candidates queue
   int idle_minutes = 120;          // a tail below min_messages is extracted once the chat is this quiet
   double similarity_threshold = 0.85;  // cosine from which an old excerpt is compared with a new item
+  // What extraction may spend (docs/configuration.md "[extraction]"): model
+  // tokens (input and output) per local day in server.time_zone, counted from
+  // the job runs' recorded usage (0: no limit), and batches sent per run.
+  int daily_token_budget = 500'000;
+  int max_batches_per_run = 20;
+  // Imported history (messages of chat exports and files: source "import")
+  // is extracted only when the owner says so: this, or `cilia jobs run
+  // extract --backfill` for what is stored at that moment.
+  bool backfill = false;
 };
 
 // The background jobs of `cilia serve` (docs/upkeep.md). The extraction

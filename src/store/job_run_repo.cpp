@@ -48,6 +48,24 @@ Status JobRunRepo::Finish(int64_t id, JobOutcome outcome, std::string_view error
   return Status::Ok();
 }
 
+Status JobRunRepo::Checkpoint(int64_t id, int64_t items, const json& detail) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("UPDATE job_runs SET items = ?, detail = ? WHERE id = ? AND "
+                                                    "outcome = 'running'"));
+  s->Bind(1, items).Bind(2, detail.dump()).Bind(3, id);
+  return s->Run();
+}
+
+Result<int64_t> JobRunRepo::TokensSince(std::string_view job, UnixMs since) {
+  // job_runs_started finds the day's runs; the few rows' JSON is read here
+  // rather than kept in columns of their own, as every job shapes its detail.
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare("SELECT COALESCE(SUM(COALESCE(json_extract(detail, '$.tokens_in'), 0) + "
+                                     "COALESCE(json_extract(detail, '$.tokens_out'), 0)), 0) FROM job_runs "
+                                     "WHERE started_at >= ? AND job = ? AND json_valid(detail)"));
+  s->Bind(1, since).Bind(2, job);
+  return s->OneInt();
+}
+
 Result<std::vector<JobRun>> JobRunRepo::List(std::optional<std::string> job, std::optional<int64_t> before_id,
                                              int limit) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,

@@ -36,9 +36,16 @@ class JobRunRepo {
 
   // A new run, outcome "running"; returns its id.
   Result<int64_t> Start(std::string_view job, std::string_view name_space, std::string_view started_by, UnixMs now);
-  // Ends run `id` with `outcome` (ok, skipped, failed).
+  // Ends run `id` with `outcome` (ok, partial, skipped, failed).
   Status Finish(int64_t id, JobOutcome outcome, std::string_view error, int64_t items,
                 const nlohmann::json& detail, UnixMs now);
+  // What a run in progress has done so far (its items and detail), so that a
+  // process that dies in it leaves them recorded; the outcome stays running.
+  Status Checkpoint(int64_t id, int64_t items, const nlohmann::json& detail);
+  // The model tokens (detail.tokens_in + detail.tokens_out) of `job`'s runs
+  // started at or after `since`, finished or not: what a daily budget has
+  // spent. Survives restarts because every run records its usage.
+  Result<int64_t> TokensSince(std::string_view job, UnixMs since);
   // Newest first; `job` keeps that job's runs; `before_id` continues a page.
   Result<std::vector<JobRun>> List(std::optional<std::string> job, std::optional<int64_t> before_id, int limit);
   // The newest run of `job`, or nullopt.

@@ -180,6 +180,17 @@ Result<int64_t> MessageRepo::CountMessages() {
   return s->OneInt();
 }
 
+Result<int64_t> MessageRepo::CountMessagesFrom(int64_t conversation_row, int64_t from_seq) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM messages WHERE conversation_id = ? AND seq >= ?"));
+  s->Bind(1, conversation_row).Bind(2, from_seq);
+  return s->OneInt();
+}
+
+Result<int64_t> MessageRepo::LastMessageId() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT max(id) FROM messages"));
+  return s->OneInt();
+}
+
 Result<std::vector<std::pair<int64_t, int64_t>>> MessageRepo::CountsPerQuarterHour() {
   constexpr int64_t kQuarterHourMs = 15 * 60 * 1000;
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT created_at / ?1 AS bucket, count(*) FROM messages "

@@ -40,6 +40,12 @@ class MessageRepo {
   Result<std::vector<MessageRecord>> MessagesBefore(int64_t conversation_row, int64_t before_seq, int limit);
   Result<int64_t> CountConversations();
   Result<int64_t> CountMessages();
+  // Messages of a conversation with seq >= from_seq.
+  Result<int64_t> CountMessagesFrom(int64_t conversation_row, int64_t from_seq);
+  // The highest message id (row) there is, 0 for none: every message stored
+  // so far has an id up to it, and a later one a higher id (unless the
+  // newest were forgotten: SQLite then gives their ids again).
+  Result<int64_t> LastMessageId();
   // Messages per quarter hour of their created_at, as (the bucket's first
   // millisecond, count), oldest first: fine enough to count them per local
   // day in any time zone (offsets are whole quarter hours).

@@ -37,8 +37,9 @@ enum class RollupKind { kWeek, kMonth };
 // memory:write key, REST or MCP) or the owner (an admin key). Precious
 // passages are the owner's or an agent's only.
 enum class Author { kExtractor, kAgent, kOwner };
-// A background job's run: running until it ends ok, skipped or failed.
-enum class JobOutcome { kRunning, kOk, kSkipped, kFailed };
+// A background job's run: running until it ends ok, partial (it did its work
+// but some items failed: they are tried again), skipped or failed.
+enum class JobOutcome { kRunning, kOk, kPartial, kSkipped, kFailed };
 
 // The strings, in the order of the enum's values.
 template <typename E>
@@ -69,7 +70,7 @@ struct ValueNames<Author> {
 };
 template <>
 struct ValueNames<JobOutcome> {
-  static constexpr std::array<std::string_view, 4> kNames{"running", "ok", "skipped", "failed"};
+  static constexpr std::array<std::string_view, 5> kNames{"running", "ok", "partial", "skipped", "failed"};
 };
 
 template <typename E>

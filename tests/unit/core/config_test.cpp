@@ -529,6 +529,24 @@ TEST_F(ConfigTest, BadJobSettingsAreNamed) {
   EXPECT_THAT(ErrorOf(LoadToml("[jobs]\nnightly = true\n")), HasSubstr("unknown key \"jobs.nightly\""));
 }
 
+TEST_F(ConfigTest, ExtractionCostLimitsHaveDefaultsAndRanges) {
+  auto defaults = LoadToml("");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->extraction.daily_token_budget, 500'000);
+  EXPECT_EQ(defaults->extraction.max_batches_per_run, 20);
+  EXPECT_FALSE(defaults->extraction.backfill) << "imported history waits for the owner";
+  sources_.env = {{"CILIA_EXTRACTION_BACKFILL", "true"}};
+  auto set = LoadToml("[extraction]\ndaily_token_budget = 0\nmax_batches_per_run = 1000\n");
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_EQ(set->extraction.daily_token_budget, 0) << "0: no daily limit";
+  EXPECT_EQ(set->extraction.max_batches_per_run, 1000);
+  EXPECT_TRUE(set->extraction.backfill);
+  sources_.env.clear();
+  EXPECT_THAT(ErrorOf(LoadToml("[extraction]\ndaily_token_budget = -1\n")), HasSubstr("extraction.daily_token_budget"));
+  EXPECT_THAT(ErrorOf(LoadToml("[extraction]\nmax_batches_per_run = 0\n")), HasSubstr("extraction.max_batches_per_run"));
+  EXPECT_THAT(ErrorOf(LoadToml("[extraction]\nmax_batches_per_run = 1001\n")), HasSubstr("extraction.max_batches_per_run"));
+}
+
 TEST(ParseTimeOfDayTest, ReadsHoursAndMinutes) {
   EXPECT_EQ(*ParseTimeOfDay("04:10"), 250);
   EXPECT_EQ(*ParseTimeOfDay("00:00"), 0);

@@ -46,5 +46,27 @@ TEST_F(JobRunRepoTest, InterruptedRunsFailAndRetentionKeepsRunningOnes) {
   EXPECT_THAT((*left)[0].error, ::testing::HasSubstr("interrupted"));
 }
 
+TEST_F(JobRunRepoTest, ARunInProgressRecordsWhatItDidAndItsTokensCountToTheDayItStarted) {
+  JobRunRepo repo(db());
+  auto early = repo.Start("extract", "default", "schedule", 50);
+  auto running = repo.Start("extract", "default", "schedule", 100);
+  auto nightly = repo.Start("nightly", "default", "schedule", 120);
+  ASSERT_TRUE(repo.Finish(*early, JobOutcome::kOk, "", 1, {{"tokens_in", 9000}, {"tokens_out", 900}}, 60).ok());
+  ASSERT_TRUE(repo.Checkpoint(*running, 2, {{"tokens_in", 300}, {"tokens_out", 20}}).ok());
+  ASSERT_TRUE(repo.Finish(*nightly, JobOutcome::kPartial, "1 item(s) failed", 0, {{"tokens_in", 77}}, 130).ok());
+  auto latest = repo.Latest("extract");
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  EXPECT_EQ((*latest)->outcome, JobOutcome::kRunning) << "a checkpoint does not end the run";
+  EXPECT_EQ((*latest)->items, 2);
+  EXPECT_EQ((*latest)->detail["tokens_in"], 300);
+  EXPECT_EQ(*repo.TokensSince("extract", 100), 320) << "the run in progress counts; the earlier one not";
+  EXPECT_EQ(*repo.TokensSince("extract", 0), 10220);
+  EXPECT_EQ(*repo.TokensSince("nightly", 0), 77);
+  EXPECT_EQ(*repo.TokensSince("reindex", 0), 0);
+  EXPECT_EQ((*repo.Latest("nightly"))->outcome, JobOutcome::kPartial);
+  ASSERT_TRUE(repo.Checkpoint(*nightly, 5, {{"tokens_in", 1}}).ok());
+  EXPECT_EQ((*repo.Latest("nightly"))->items, 0) << "a finished run is not written again";
+}
+
 }  // namespace
 }  // namespace cilia::store

@@ -79,6 +79,23 @@ TEST_F(MessageRepoTest, MessagesFromReturnsTheTailInOrder) {
   EXPECT_EQ(*repo.CountConversations(), 1);
 }
 
+TEST_F(MessageRepoTest, CountsTheMessagesFromASeqAndKnowsTheLastId) {
+  MessageRepo repo(*db_);
+  EXPECT_EQ(*repo.LastMessageId(), 0) << "none yet";
+  auto c = *repo.CreateConversation("c", "", 0);
+  auto d = *repo.CreateConversation("d", "", 0);
+  int64_t last = 0;
+  for (int i = 0; i < 5; ++i) {
+    MessageRecord m = Message(i < 4 ? c.id : d.id, i, std::nullopt, "m" + std::to_string(i));
+    ASSERT_TRUE(repo.Insert(m).ok());
+    last = m.id;
+  }
+  EXPECT_EQ(*repo.CountMessagesFrom(c.id, 1), 3);
+  EXPECT_EQ(*repo.CountMessagesFrom(c.id, 9), 0);
+  EXPECT_EQ(*repo.CountMessagesFrom(d.id, 0), 1);
+  EXPECT_EQ(*repo.LastMessageId(), last);
+}
+
 TEST_F(MessageRepoTest, MessagesBeforeReturnsTheLastOnesBeforeASeqInOrder) {
   MessageRepo repo(*db_);
   auto c = *repo.CreateConversation("c", "", 0);
