@@ -138,6 +138,9 @@ int main(int argc, char** argv) {
   provider.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
   config.providers.push_back(provider);
   config.models.extract = "fake/cheap";
+  // The whole corpus in one run: no daily budget, the most batches a run may send.
+  config.extraction.daily_token_budget = 0;
+  config.extraction.max_batches_per_run = 1000;
   int messages = 0;
   {
     cilia::memory::NamespaceOptions options;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -19,8 +20,10 @@
 #include "memory/excerpts/excerpt_index.h"
 #include "memory/excerpts/excerpts.h"
 #include "memory/archive/windowing.h"
+#include "store/digest_repo.h"
 #include "store/excerpt_repo.h"
 #include "store/message_repo.h"
+#include "text/tokens.h"
 
 namespace cilia::memory {
 
@@ -34,6 +37,12 @@ constexpr int kMaxBatchAttempts = 3;
 constexpr size_t kMaxComparisons = 5;
 constexpr int kExtractMaxTokens = 1500;
 constexpr int kJudgeMaxTokens = 600;
+// Chat formats spend a few tokens on each message's role and separators.
+constexpr int64_t kTokensPerMessage = 4;
+// upkeep_state: the highest message id a backfill approved; imported
+// messages up to it are extracted like live ones.
+constexpr const char* kBackfillThrough = "extract_backfill_through";
+constexpr const char* kImportSource = "import";
 
 constexpr const char* kInstructions = R"(You excerpt memories from a conversation; you do not create them.
 
@@ -71,7 +80,8 @@ struct CallResult {
 // One call to the cheap model with an OpenAI-shaped body.
 class Model {
  public:
-  Model(llm::Route route, ExtractionOutcome& outcome) : route_(std::move(route)), outcome_(outcome) {}
+  Model(llm::Route route, ExtractionOutcome& outcome, WorkProgress* progress, const Clock& clock)
+      : route_(std::move(route)), outcome_(outcome), progress_(progress), clock_(clock) {}
 
   Result<CallResult> Ask(json body, int max_tokens) {
     body["max_tokens"] = max_tokens;
@@ -84,6 +94,7 @@ class Model {
     }
     outcome_.tokens_in += turn->usage.input;
     outcome_.tokens_out += turn->usage.output;
+    if (progress_) progress_->AddTokens(turn->usage.input + turn->usage.output, clock_.Now());
     ReportExtractionCall({metric_model_, true, turn->usage.input, turn->usage.output});
     return CallResult{turn->text, turn->usage};
   }
@@ -92,7 +103,60 @@ class Model {
   llm::Route route_;
   std::string metric_model_ = (route_.provider ? route_.provider->name + "/" : "") + route_.model;
   ExtractionOutcome& outcome_;
+  WorkProgress* progress_;
+  const Clock& clock_;
 };
+
+using MessagePtrs = std::vector<const store::MessageRecord*>;
+
+// The batch the job sends next: the last `overlap` of the messages before the
+// cursor as context, then as many of the new ones as fit.
+std::vector<BatchMessage> NextBatch(const MessagePtrs& before, const MessagePtrs& fresh, const ExtractionConfig& x) {
+  const size_t context = std::min(before.size(), static_cast<size_t>(x.overlap));
+  std::vector<BatchMessage> batch;
+  for (size_t i = before.size() - context; i < before.size(); ++i) batch.push_back({before[i], true});
+  const size_t room = static_cast<size_t>(x.batch_size) - context;
+  for (size_t i = 0; i < fresh.size() && i < room; ++i) batch.push_back({fresh[i], false});
+  return batch;
+}
+
+// Context before the cursor: seqs may have gaps after a forget, so a few
+// more than `overlap` are read.
+int64_t ContextReach(const ExtractionConfig& x) { return 4 * int64_t{x.overlap} + 4; }
+
+std::string TitleOf(const store::ConversationRecord& conv) { return conv.title.empty() ? conv.external_id : conv.title; }
+
+// Which imported messages wait for the owner's word: all of them unless
+// extraction.backfill is on, except those a backfill run approved.
+class BackfillGate {
+ public:
+  BackfillGate(bool all, int64_t approved_through) : all_(all), approved_through_(approved_through) {}
+  static Result<BackfillGate> Read(Namespace& ns, const ExtractionConfig& x) {
+    CILIA_ASSIGN_OR_RETURN(auto through, ns.store().Read([](store::Database& db) {
+      return store::DigestRepo(db).GetState(kBackfillThrough);
+    }));
+    int64_t approved = 0;
+    if (through) approved = std::strtoll(through->c_str(), nullptr, 10);
+    return BackfillGate(x.backfill, approved);
+  }
+  bool Waits(const store::MessageRecord& m) const {
+    return !all_ && m.source == kImportSource && m.id > approved_through_;
+  }
+
+ private:
+  bool all_;
+  int64_t approved_through_;
+};
+
+// The leading messages of `fresh` that wait alike (all for the owner's word,
+// or none): a batch never mixes the two.
+size_t LeadingAlike(const MessagePtrs& fresh, const BackfillGate& gate) {
+  if (fresh.empty()) return 0;
+  const bool waits = gate.Waits(*fresh.front());
+  size_t n = 1;
+  while (n < fresh.size() && gate.Waits(*fresh[n]) == waits) ++n;
+  return n;
+}
 
 
 std::string StringField(const json& item, const char* field) {
@@ -129,60 +193,143 @@ std::optional<QuoteSpan> FindOwnQuote(const std::string& text, const std::string
 
 class Run {
  public:
-  Run(Namespace& ns, const Config& config, const Clock& clock, llm::Route route)
-      : ns_(ns), x_(config.extraction), clock_(clock), model_(std::move(route), outcome_) {}
+  Run(Namespace& ns, const Config& config, const Clock& clock, llm::Route route, const ExtractionRunOptions& options,
+      BackfillGate gate)
+      : ns_(ns),
+        x_(config.extraction),
+        clock_(clock),
+        options_(options),
+        gate_(gate),
+        model_(std::move(route), outcome_, options.progress, clock) {
+    outcome_.daily_token_budget = x_.daily_token_budget;
+    outcome_.spent_today = options.spent_today;
+    outcome_.backfill = options.backfill;
+  }
 
   Result<ExtractionOutcome> Go() {
     CILIA_ASSIGN_OR_RETURN(auto conversations, ns_.store().Read([](store::Database& db) {
       return store::MessageRepo(db).AllConversations();
     }));
     std::sort(conversations.begin(), conversations.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-    for (const store::ConversationRecord& conv : conversations) {
-      CILIA_RETURN_IF_ERROR(Conversation(conv));
-      if (!outcome_.upstream_error.empty()) break;
+    CILIA_ASSIGN_OR_RETURN(std::vector<Pending> pending, Survey(conversations));
+    for (const Pending& p : pending) {
+      CILIA_RETURN_IF_ERROR(Conversation(p.conv, p.through));
+      if (!outcome_.upstream_error.empty() || !outcome_.stopped.empty()) break;
     }
+    outcome_.spent_today = options_.spent_today + outcome_.tokens_in + outcome_.tokens_out;
     return outcome_;
   }
 
  private:
   using Messages = std::vector<store::MessageRecord>;
 
-  Status Conversation(const store::ConversationRecord& conv) {
-    CILIA_ASSIGN_OR_RETURN(auto cursor, ns_.store().Read([&](store::Database& db) {
-      return store::ExcerptRepo(db).GetCursor(conv.id);
-    }));
-    int64_t through = cursor ? cursor->through_seq : 0;
+  // A conversation with messages the job has not read, from `through`.
+  struct Pending {
+    const store::ConversationRecord& conv;
+    int64_t through;
+  };
+
+  bool Idle(const store::ConversationRecord& conv) const {
+    return clock_.Now() - conv.updated_at >= int64_t{x_.idle_minutes} * 60'000;
+  }
+
+  // The conversations with messages to read, and how many of those there
+  // are for the progress count; imported history that waits is counted
+  // apart, and its conversations left out.
+  Result<std::vector<Pending>> Survey(const std::vector<store::ConversationRecord>& conversations) {
+    std::vector<Pending> out;
+    int64_t total = 0;
+    for (const store::ConversationRecord& conv : conversations) {
+      CILIA_ASSIGN_OR_RETURN(auto cursor, ns_.store().Read([&](store::Database& db) {
+        return store::ExcerptRepo(db).GetCursor(conv.id);
+      }));
+      const int64_t through = cursor ? cursor->through_seq : 0;
+      if (conv.next_seq <= through) continue;  // read to the end
+      CILIA_ASSIGN_OR_RETURN(auto first, ns_.store().Read([&](store::Database& db) {
+        return store::MessageRepo(db).MessagesFrom(conv.id, through, 1);
+      }));
+      if (first.empty()) continue;
+      CILIA_ASSIGN_OR_RETURN(const int64_t count, ns_.store().Read([&](store::Database& db) {
+        return store::MessageRepo(db).CountMessagesFrom(conv.id, through);
+      }));
+      if (gate_.Waits(first.front())) {
+        ++outcome_.waiting_conversations;
+        outcome_.waiting_messages += count;
+        continue;
+      }
+      if (count < x_.min_messages && !Idle(conv)) continue;
+      total += count;
+      out.push_back({conv, through});
+    }
+    if (options_.progress) options_.progress->Begin(total, "messages", clock_.Now());
+    return out;
+  }
+
+  Status Conversation(const store::ConversationRecord& conv, int64_t through) {
     bool counted = false;
     while (true) {
-      // Context before the cursor (seqs may have gaps after a forget) and
-      // the new messages from it.
+      // Context before the cursor and the new messages from it.
       CILIA_ASSIGN_OR_RETURN(Messages messages, ns_.store().Read([&](store::Database& db) {
-        return store::MessageRepo(db).MessagesFrom(conv.id, std::max<int64_t>(0, through - 4 * x_.overlap - 4),
-                                                   4 * x_.overlap + 4 + x_.batch_size);
+        return store::MessageRepo(db).MessagesFrom(conv.id, std::max<int64_t>(0, through - ContextReach(x_)),
+                                                   static_cast<int>(ContextReach(x_)) + x_.batch_size);
       }));
-      std::vector<const store::MessageRecord*> before, fresh;
+      MessagePtrs before, fresh;
       for (const auto& m : messages) (m.seq < through ? before : fresh).push_back(&m);
+      // Imported history after live messages waits for the owner's word.
+      if (!fresh.empty() && gate_.Waits(*fresh.front())) {
+        CILIA_ASSIGN_OR_RETURN(const int64_t waiting, ns_.store().Read([&](store::Database& db) {
+          return store::MessageRepo(db).CountMessagesFrom(conv.id, through);
+        }));
+        ++outcome_.waiting_conversations;
+        outcome_.waiting_messages += waiting;
+        return Status::Ok();
+      }
+      fresh.resize(LeadingAlike(fresh, gate_));
       if (fresh.empty()) return Status::Ok();
-      const bool idle = clock_.Now() - conv.updated_at >= int64_t{x_.idle_minutes} * 60'000;
-      if (static_cast<int>(fresh.size()) < x_.min_messages && !idle) return Status::Ok();
+      if (static_cast<int>(fresh.size()) < x_.min_messages && !Idle(conv)) return Status::Ok();
       if (!counted) {
         ++outcome_.conversations;
         counted = true;
       }
 
-      const size_t context = std::min(before.size(), static_cast<size_t>(x_.overlap));
-      std::vector<BatchMessage> batch;
-      for (size_t i = before.size() - context; i < before.size(); ++i) batch.push_back({before[i], true});
-      const size_t room = static_cast<size_t>(x_.batch_size) - context;
-      for (size_t i = 0; i < fresh.size() && i < room; ++i) batch.push_back({fresh[i], false});
-
-      CILIA_ASSIGN_OR_RETURN(std::optional<int64_t> next, Batch(conv, batch));
-      if (!next) return Status::Ok();  // failed this run, or the upstream is away
+      CILIA_ASSIGN_OR_RETURN(std::optional<int64_t> next, Batch(conv, NextBatch(before, fresh, x_)));
+      if (!next) return Status::Ok();  // failed this run, stopped at a limit, or the upstream is away
       through = *next;
       CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) {
         return store::ExcerptRepo(db).PutCursor({conv.id, through, clock_.Now()});
       }));
+      if (options_.progress) {
+        const auto done = std::count_if(fresh.begin(), fresh.end(), [&](const auto* m) { return m->seq < through; });
+        options_.progress->Advance(done, clock_.Now());
+      }
     }
+  }
+
+  // Whether the run may send `request`: at most max_batches_per_run batches,
+  // and none whose prompt (estimated) would pass what is left of the day's
+  // budget. Otherwise says why the run stops.
+  bool MaySend(const json& request) {
+    if (sent_ >= x_.max_batches_per_run) {
+      outcome_.stopped = "max_batches_per_run";
+      outcome_.resumes = "next run";
+      return false;
+    }
+    if (x_.daily_token_budget > 0) {
+      const int64_t spent = options_.spent_today + outcome_.tokens_in + outcome_.tokens_out;
+      if (spent + EstimateRequestTokens(request) > x_.daily_token_budget) {
+        outcome_.stopped = "daily_token_budget";
+        outcome_.resumes = AddDays(ns_.tz().LocalDate(clock_.Now()), 1).ToString();
+        return false;
+      }
+    }
+    ++sent_;
+    return true;
+  }
+
+  void Checkpoint() {
+    if (!options_.checkpoint) return;
+    outcome_.spent_today = options_.spent_today + outcome_.tokens_in + outcome_.tokens_out;
+    options_.checkpoint(outcome_);
   }
 
   static std::string HashOf(const json& request) { return Sha256Hex(request["messages"].dump()); }
@@ -193,7 +340,7 @@ class Run {
                                 return !b.context;
                               })->message->seq;
     const int64_t end_seq = batch.back().message->seq + 1;
-    const std::string title = conv.title.empty() ? conv.external_id : conv.title;
+    const std::string title = TitleOf(conv);
     json request = ExtractionRequest(batch, title, ns_.tz(), x_.max_items);
     const std::string hash = HashOf(request);
     CILIA_ASSIGN_OR_RETURN(bool done, ns_.store().Read([&](store::Database& db) {
@@ -203,6 +350,11 @@ class Run {
       ++outcome_.batches_cached;
       return std::optional<int64_t>(end_seq);
     }
+    if (!MaySend(request)) return std::optional<int64_t>();
+    struct CheckpointAfter {
+      Run& run;
+      ~CheckpointAfter() { run.Checkpoint(); }
+    } checkpoint_after{*this};
     CILIA_ASSIGN_OR_RETURN(auto record, ns_.store().Read([&](store::Database& db) {
       return store::ExcerptRepo(db).GetBatch(conv.id, first_seq);
     }));
@@ -451,21 +603,98 @@ class Run {
   Namespace& ns_;
   const ExtractionConfig& x_;
   const Clock& clock_;
+  const ExtractionRunOptions& options_;
+  const BackfillGate gate_;
   ExtractionOutcome outcome_;
   Model model_;
+  int sent_ = 0;  // batches sent to the model in this run
 };
+
+// The batches of one conversation from `through` to its end, each assumed to
+// succeed, added to `out`.
+Status EstimateConversation(Namespace& ns, const ExtractionConfig& x, const BackfillGate& gate,
+                            const store::ConversationRecord& conv, int64_t through, ExtractionEstimate& out) {
+  CILIA_ASSIGN_OR_RETURN(std::vector<store::MessageRecord> messages, ns.store().Read([&](store::Database& db) {
+    return store::MessageRepo(db).MessagesFrom(conv.id, std::max<int64_t>(0, through - ContextReach(x)));
+  }));
+  MessagePtrs all;
+  for (const auto& m : messages) all.push_back(&m);
+  const auto first_fresh = std::find_if(all.begin(), all.end(), [&](const auto* m) { return m->seq >= through; });
+  const auto reach = static_cast<size_t>(ContextReach(x));
+  size_t at = static_cast<size_t>(first_fresh - all.begin());
+  while (at < all.size()) {
+    const MessagePtrs before(all.begin() + static_cast<std::ptrdiff_t>(at > reach ? at - reach : 0),
+                             all.begin() + static_cast<std::ptrdiff_t>(at));
+    MessagePtrs fresh(all.begin() + static_cast<std::ptrdiff_t>(at), all.end());
+    fresh.resize(LeadingAlike(fresh, gate));
+    const std::vector<BatchMessage> batch = NextBatch(before, fresh, x);
+    const auto taken = static_cast<int64_t>(batch.size() - static_cast<size_t>(std::count_if(
+                                                               batch.begin(), batch.end(), [](const auto& b) { return b.context; })));
+    const json request = ExtractionRequest(batch, TitleOf(conv), ns.tz(), x.max_items);
+    CILIA_ASSIGN_OR_RETURN(bool cached, ns.store().Read([&](store::Database& db) {
+      return store::ExcerptRepo(db).SucceededBefore(Sha256Hex(request["messages"].dump()));
+    }));
+    const bool waits = gate.Waits(*fresh.front());
+    const int64_t tokens = cached ? 0 : EstimateRequestTokens(request);
+    const int64_t batches = cached ? 0 : 1;
+    out.messages += taken;
+    out.batches += batches;
+    out.prompt_tokens += tokens;
+    if (waits) {
+      out.waiting_messages += taken;
+      out.waiting_batches += batches;
+      out.waiting_prompt_tokens += tokens;
+    }
+    at += static_cast<size_t>(taken);
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
 json ExtractionOutcome::ToJson() const {
-  return {{"conversations", conversations},       {"batches_ok", batches_ok},
-          {"batches_failed", batches_failed},     {"batches_skipped", batches_skipped},
-          {"batches_cached", batches_cached},     {"items_added", items_added},
-          {"items_seen", items_seen},             {"items_superseded", items_superseded},
-          {"items_candidates", items_candidates}, {"items_dropped", items_dropped},
-          {"model_calls", model_calls},           {"tokens_in", tokens_in},
-          {"tokens_out", tokens_out},             {"errors", errors},
-          {"upstream_error", upstream_error.empty() ? json(nullptr) : json(upstream_error)}};
+  json out = {{"conversations", conversations},       {"batches_ok", batches_ok},
+              {"batches_failed", batches_failed},     {"batches_skipped", batches_skipped},
+              {"batches_cached", batches_cached},     {"items_added", items_added},
+              {"items_seen", items_seen},             {"items_superseded", items_superseded},
+              {"items_candidates", items_candidates}, {"items_dropped", items_dropped},
+              {"model_calls", model_calls},           {"tokens_in", tokens_in},
+              {"tokens_out", tokens_out},             {"errors", errors},
+              {"upstream_error", upstream_error.empty() ? json(nullptr) : json(upstream_error)},
+              {"stopped", stopped.empty() ? json(nullptr) : json(stopped)},
+              {"resumes", resumes.empty() ? json(nullptr) : json(resumes)},
+              {"backfill", backfill}};
+  out["budget"] = daily_token_budget > 0
+                      ? json{{"daily_tokens", daily_token_budget},
+                             {"spent_today", spent_today},
+                             {"remaining", std::max<int64_t>(0, daily_token_budget - spent_today)}}
+                      : json(nullptr);
+  out["waiting_for_backfill"] = {{"conversations", waiting_conversations}, {"messages", waiting_messages}};
+  return out;
+}
+
+json ExtractionEstimate::ToJson(const ExtractionConfig& x) const {
+  json out = {{"messages", messages},
+              {"batches", batches},
+              {"estimated_prompt_tokens", prompt_tokens},
+              {"automatic", waiting_batches == 0},
+              {"waiting_messages", waiting_messages},
+              {"waiting_batches", waiting_batches},
+              {"daily_token_budget", x.daily_token_budget},
+              {"max_batches_per_run", x.max_batches_per_run}};
+  out["days_at_budget"] = x.daily_token_budget > 0
+                              ? json((prompt_tokens + x.daily_token_budget - 1) / x.daily_token_budget)
+                              : json(nullptr);
+  return out;
+}
+
+int64_t EstimateRequestTokens(const json& request) {
+  int64_t tokens = 0;
+  for (const json& m : request.value("messages", json::array())) {
+    if (m.contains("content") && m["content"].is_string()) tokens += text::EstimateTokens(m["content"].get<std::string>());
+    tokens += kTokensPerMessage;
+  }
+  return tokens;
 }
 
 std::string DominantLanguage(const std::vector<BatchMessage>& batch) {
@@ -542,12 +771,46 @@ Result<std::vector<ExtractedItem>> ParseExtractionReply(const std::string& reply
   return out;
 }
 
-Result<ExtractionOutcome> RunExtraction(Namespace& ns, const Config& config, const Clock& clock) {
+Result<ExtractionOutcome> RunExtraction(Namespace& ns, const Config& config, const Clock& clock,
+                                        const ExtractionRunOptions& options) {
   if (config.models.extract.empty()) {
     return Status::InvalidArgument("models.extract: no model for extraction (set models.extract or models.chat)");
   }
   CILIA_ASSIGN_OR_RETURN(llm::Route route, llm::ResolveModel(config, config.models.extract));
-  return Run(ns, config, clock, std::move(route)).Go();
+  if (options.backfill) {
+    // The owner's word covers what is stored now; a later import waits for its own.
+    CILIA_RETURN_IF_ERROR(ns.store().Write([](store::Database& db) -> Status {
+      CILIA_ASSIGN_OR_RETURN(const int64_t last, store::MessageRepo(db).LastMessageId());
+      CILIA_ASSIGN_OR_RETURN(auto approved, store::DigestRepo(db).GetState(kBackfillThrough));
+      if (approved && std::strtoll(approved->c_str(), nullptr, 10) >= last) return Status::Ok();
+      return store::DigestRepo(db).PutState(kBackfillThrough, std::to_string(last));
+    }));
+  }
+  CILIA_ASSIGN_OR_RETURN(BackfillGate gate, BackfillGate::Read(ns, config.extraction));
+  return Run(ns, config, clock, std::move(route), options, gate).Go();
+}
+
+Result<ExtractionEstimate> EstimateExtraction(Namespace& ns, const Config& config,
+                                              const std::optional<std::vector<int64_t>>& conversation_rows) {
+  const ExtractionConfig& x = config.extraction;
+  CILIA_ASSIGN_OR_RETURN(BackfillGate gate, BackfillGate::Read(ns, x));
+  CILIA_ASSIGN_OR_RETURN(auto conversations, ns.store().Read([](store::Database& db) {
+    return store::MessageRepo(db).AllConversations();
+  }));
+  ExtractionEstimate out;
+  for (const store::ConversationRecord& conv : conversations) {
+    if (conversation_rows &&
+        std::find(conversation_rows->begin(), conversation_rows->end(), conv.id) == conversation_rows->end()) {
+      continue;
+    }
+    CILIA_ASSIGN_OR_RETURN(auto cursor, ns.store().Read([&](store::Database& db) {
+      return store::ExcerptRepo(db).GetCursor(conv.id);
+    }));
+    const int64_t through = cursor ? cursor->through_seq : 0;
+    if (conv.next_seq <= through) continue;
+    CILIA_RETURN_IF_ERROR(EstimateConversation(ns, x, gate, conv, through, out));
+  }
+  return out;
 }
 
 }  // namespace cilia::memory

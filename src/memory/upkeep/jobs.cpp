@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <set>
+#include <map>
+#include <memory>
+#include <utility>
 
 #include "core/log.h"
 #include "core/metrics_sink.h"
@@ -15,19 +17,38 @@ namespace cilia::memory {
 
 namespace {
 
-Result<JobResult> Extract(Namespace& ns, const Config& config, const Clock& clock) {
-  CILIA_ASSIGN_OR_RETURN(ExtractionOutcome o, RunExtraction(ns, config, clock));
+int64_t ExtractedItems(const ExtractionOutcome& o) {
+  return o.items_added + o.items_seen + o.items_superseded + o.items_candidates;
+}
+
+// A run whose items partly failed did its work, but not all of it: partial,
+// never ok, so that the owner (GET /v1/jobs, doctor, the metrics) sees it.
+void FailedItems(const std::vector<std::string>& errors, JobResult& r) {
+  if (errors.empty()) return;
+  r.outcome = store::JobOutcome::kPartial;
+  r.error = fmt::format("{} item(s) failed: {}", errors.size(), errors.front());
+}
+
+Result<JobResult> Extract(Namespace& ns, const Config& config, const Clock& clock, JobContext& context) {
+  ExtractionRunOptions options;
+  options.backfill = context.options.backfill;
+  options.progress = &context.progress;
+  CILIA_ASSIGN_OR_RETURN(options.spent_today, ExtractionTokensToday(ns, clock.Now()));
+  options.checkpoint = [&context](const ExtractionOutcome& o) { context.checkpoint(ExtractedItems(o), o.ToJson()); };
+  CILIA_ASSIGN_OR_RETURN(ExtractionOutcome o, RunExtraction(ns, config, clock, options));
   JobResult r;
-  r.items = o.items_added + o.items_seen + o.items_superseded + o.items_candidates;
+  r.items = ExtractedItems(o);
   r.detail = o.ToJson();
   if (!o.upstream_error.empty()) {
     r.outcome = store::JobOutcome::kFailed;
     r.error = "the model could not be reached: " + o.upstream_error;
+  } else {
+    FailedItems(o.errors, r);
   }
   return r;
 }
 
-Result<JobResult> Nightly(Namespace& ns, const Config& config, const Clock& clock) {
+Result<JobResult> Nightly(Namespace& ns, const Config& config, const Clock& clock, JobContext&) {
   CILIA_ASSIGN_OR_RETURN(NightlyOutcome o, RunNightly(ns, config, clock));
   JobResult r;
   r.items = o.Items();
@@ -35,18 +56,18 @@ Result<JobResult> Nightly(Namespace& ns, const Config& config, const Clock& cloc
   if (!o.upstream_error.empty()) {
     r.outcome = store::JobOutcome::kFailed;
     r.error = "the model could not be reached: " + o.upstream_error;
-  } else if (!o.errors.empty()) {
-    r.error = fmt::format("{} item(s) failed: {}", o.errors.size(), o.errors.front());
+  } else {
+    FailedItems(o.errors, r);
   }
   return r;
 }
 
-Result<JobResult> Retention(Namespace& ns, const Config& config, const Clock& clock) {
+Result<JobResult> Retention(Namespace& ns, const Config& config, const Clock& clock, JobContext&) {
   CILIA_ASSIGN_OR_RETURN(RetentionOutcome o, RunRetention(ns, config.jobs, clock.Now()));
   return JobResult{store::JobOutcome::kOk, "", o.Total(), o.ToJson()};
 }
 
-Result<JobResult> Reindex(Namespace& ns, const Config&, const Clock&) {
+Result<JobResult> Reindex(Namespace& ns, const Config&, const Clock&, JobContext&) {
   CILIA_RETURN_IF_ERROR(Archive(ns).Reindex());
   // The excerpts' indexes are derived too; the excerpts themselves are curated and stay.
   CILIA_RETURN_IF_ERROR(ns.excerpts().Rebuild(ns.store(), ns.embedder(), ns.options().hnsw_threshold));
@@ -54,21 +75,49 @@ Result<JobResult> Reindex(Namespace& ns, const Config&, const Clock&) {
   return JobResult{store::JobOutcome::kOk, "", windows, {{"windows", windows}}};
 }
 
-// One run of a job per namespace at a time, whoever starts it.
+// A run in progress, shared by the run and those who look at it.
+struct RunInProgress {
+  std::string job;
+  int64_t run_id = 0;  // 0 until the run is recorded
+  UnixMs started_at = 0;
+  WorkProgress progress;
+};
+
+// One run of a job per namespace at a time, whoever starts it; and what
+// each is doing, for GET /v1/jobs.
 class RunningJobs {
  public:
-  bool TryBegin(const std::string& key) {
+  // nullptr when the job runs in the namespace (its dir) already.
+  std::shared_ptr<RunInProgress> TryBegin(const std::string& dir, const std::string& job) {
     std::lock_guard<std::mutex> lock(mu_);
-    return running_.insert(key).second;
+    auto& slot = running_[{dir, job}];
+    if (slot) return nullptr;
+    slot = std::make_shared<RunInProgress>();
+    slot->job = job;
+    return slot;
   }
-  void End(const std::string& key) {
+  void Recorded(const std::shared_ptr<RunInProgress>& run, int64_t id, UnixMs started_at) {
     std::lock_guard<std::mutex> lock(mu_);
-    running_.erase(key);
+    run->run_id = id;
+    run->started_at = started_at;
+  }
+  void End(const std::string& dir, const std::string& job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.erase({dir, job});
+  }
+  std::vector<RunningJob> In(const std::string& dir) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<RunningJob> out;
+    for (auto it = running_.lower_bound({dir, ""}); it != running_.end() && it->first.first == dir; ++it) {
+      if (it->second->run_id == 0) continue;  // not recorded yet
+      out.push_back({it->second->run_id, it->second->job, it->second->started_at, it->second->progress.Read()});
+    }
+    return out;
   }
 
  private:
   std::mutex mu_;
-  std::set<std::string> running_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<RunInProgress>> running_;  // (dir, job)
 };
 
 RunningJobs& Running() {
@@ -98,7 +147,7 @@ std::vector<JobSpec> StandardJobs(const Config& config) {
     nightly = Schedule{Schedule::Kind::kDailyAt, 0, at.ok() ? *at : 4 * 60 + 10};
   }
   return {
-      {"extract", Every(config.extraction.interval_minutes * kMsPerMinute, j.extract_enabled), Extract},
+      {"extract", Every(config.extraction.interval_minutes * kMsPerMinute, j.extract_enabled), Extract, true},
       {"nightly", nightly, Nightly},
       {"retention", Every(j.retention_interval_hours * 60 * kMsPerMinute, j.retention_enabled), Retention},
       {"reindex", Schedule{}, Reindex},
@@ -115,19 +164,32 @@ Result<JobSpec> FindJob(const Config& config, std::string_view name) {
 }
 
 Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& config, const Clock& clock,
-                             std::string_view started_by) {
-  const std::string key = ns.options().dir + "\n" + job.name;
-  if (!Running().TryBegin(key)) {
+                             std::string_view started_by, const JobRunOptions& options) {
+  if (options.backfill && !job.takes_backfill) {
+    return Status::InvalidArgument(fmt::format("backfill: only the extract job takes it, not {}", job.name));
+  }
+  const std::string& dir = ns.options().dir;
+  std::shared_ptr<RunInProgress> running = Running().TryBegin(dir, job.name);
+  if (!running) {
     return Status::Busy(fmt::format("job {} is running in namespace {} already", job.name, ns.name()));
   }
   struct EndOnExit {
-    const std::string& key;
-    ~EndOnExit() { Running().End(key); }
-  } end_on_exit{key};
+    const std::string& dir;
+    const std::string& job;
+    ~EndOnExit() { Running().End(dir, job); }
+  } end_on_exit{dir, job.name};
+  const UnixMs started_at = clock.Now();
   CILIA_ASSIGN_OR_RETURN(int64_t id, ns.store().Write([&](store::Database& db) {
-    return store::JobRunRepo(db).Start(job.name, ns.name(), started_by, clock.Now());
+    return store::JobRunRepo(db).Start(job.name, ns.name(), started_by, started_at);
   }));
-  Result<JobResult> result = job.run(ns, config, clock);
+  Running().Recorded(running, id, started_at);
+  JobContext context{id, options, running->progress, [&ns, &job, id](int64_t items, const nlohmann::json& detail) {
+                       Status written = ns.store().Write([&](store::Database& db) {
+                         return store::JobRunRepo(db).Checkpoint(id, items, detail);
+                       });
+                       if (!written.ok()) LogWarn("job {}: recording its progress: {}", job.name, written.ToString());
+                     }};
+  Result<JobResult> result = job.run(ns, config, clock, context);
   JobResult r = result.ok() ? std::move(*result)
                             : JobResult{store::JobOutcome::kFailed, result.status().ToString(), 0, {}};
   if (r.outcome == store::JobOutcome::kFailed) {
@@ -144,8 +206,18 @@ Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& co
   });
 }
 
+std::vector<RunningJob> RunningJobsIn(const Namespace& ns) { return Running().In(ns.options().dir); }
+
+Result<int64_t> ExtractionTokensToday(Namespace& ns, UnixMs now) {
+  const UnixMs day_start = ns.tz().StartOfDay(ns.tz().LocalDate(now));
+  return ns.store().Read([&](store::Database& db) { return store::JobRunRepo(db).TokensSince("extract", day_start); });
+}
+
 bool IsDue(const Schedule& schedule, UnixMs now, const TimeZone& tz, const std::optional<store::JobRun>& last) {
-  const bool retry = last && last->outcome == store::JobOutcome::kFailed && last->started_at + kJobRetryMs <= now;
+  // A partial run is tried again like a failed one: its failed items may go through now.
+  const bool retry = last &&
+                     (last->outcome == store::JobOutcome::kFailed || last->outcome == store::JobOutcome::kPartial) &&
+                     last->started_at + kJobRetryMs <= now;
   switch (schedule.kind) {
     case Schedule::Kind::kManual: return false;
     case Schedule::Kind::kEvery: return !last || last->started_at + schedule.every_ms <= now || retry;

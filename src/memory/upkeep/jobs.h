@@ -23,6 +23,7 @@
 #include "core/config.h"
 #include "core/executor.h"
 #include "core/status.h"
+#include "core/work_progress.h"
 #include "memory/namespace.h"
 #include "memory/registry.h"
 #include "store/digest_repo.h"
@@ -33,13 +34,32 @@ namespace cilia::memory {
 // What a job reports of one run. A run whose function returns an error is
 // recorded as failed with that error.
 struct JobResult {
-  store::JobOutcome outcome = store::JobOutcome::kOk;  // ok, skipped or failed
-  std::string error;                                   // why it failed
+  store::JobOutcome outcome = store::JobOutcome::kOk;  // ok, partial, skipped or failed
+  std::string error;                                   // why it failed, or what failed in a partial run
   int64_t items = 0;
   nlohmann::json detail = nlohmann::json::object();
 };
 
-using JobFunction = std::function<Result<JobResult>(Namespace&, const Config&, const Clock&)>;
+// How a run was asked for.
+struct JobRunOptions {
+  // extract only: take imported history too (docs/upkeep.md "Imported
+  // history"); InvalidArgument for the other jobs.
+  bool backfill = false;
+};
+
+// What a job's function is given besides the namespace, config and clock.
+struct JobContext {
+  int64_t run_id = 0;
+  JobRunOptions options;
+  // How far the run is; GET /v1/jobs shows it while the run lasts.
+  WorkProgress& progress;
+  // Writes the run's items and detail so far into its job_runs row (a
+  // failure to is logged, not the run's): what a process that dies in the
+  // run leaves recorded, such as the tokens the daily budget counts.
+  std::function<void(int64_t items, const nlohmann::json& detail)> checkpoint;
+};
+
+using JobFunction = std::function<Result<JobResult>(Namespace&, const Config&, const Clock&, JobContext&)>;
 
 struct Schedule {
   enum class Kind { kManual, kEvery, kDailyAt };
@@ -52,6 +72,7 @@ struct JobSpec {
   std::string name;
   Schedule schedule;
   JobFunction run;
+  bool takes_backfill = false;  // JobRunOptions::backfill means something to it
 };
 
 // After a failed scheduled run a job is tried again this much later (or at
@@ -68,9 +89,24 @@ Result<JobSpec> FindJob(const Config& config, std::string_view name);
 // `started_by` is "schedule" or "manual". Busy when the same job is running
 // in that namespace already (one run at a time). A failure of the job itself is a
 // recorded run with outcome failed, not an error; an error is returned only
-// when the run could not be recorded.
+// when the run could not be recorded (or `options` do not fit the job).
 Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& config, const Clock& clock,
-                             std::string_view started_by);
+                             std::string_view started_by, const JobRunOptions& options = {});
+
+// A run in progress, as GET /v1/jobs shows it.
+struct RunningJob {
+  int64_t run_id = 0;
+  std::string job;
+  UnixMs started_at = 0;
+  WorkProgress::Snapshot progress;
+};
+// The runs in progress in the namespace now, by job name.
+std::vector<RunningJob> RunningJobsIn(const Namespace& ns);
+
+// The model tokens the extract job spent on the local day of `now` (in the
+// namespace's zone), from the runs recorded in job_runs: what
+// extraction.daily_token_budget counts. A run counts to the day it started.
+Result<int64_t> ExtractionTokensToday(Namespace& ns, UnixMs now);
 
 // Whether a job of `schedule` whose newest run is `last` is due at `now`.
 bool IsDue(const Schedule& schedule, UnixMs now, const TimeZone& tz, const std::optional<store::JobRun>& last);

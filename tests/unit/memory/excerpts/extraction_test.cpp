@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include "testing/test_namespace.h"
 #include "memory/archive/archive.h"
@@ -44,10 +45,29 @@ class ExtractionTest : public ::testing::Test {
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     return out->conversation_row;
   }
-  ExtractionOutcome Extract() {
-    auto out = RunExtraction(t_.ns(), config_, t_.clock());
+  // Stores messages as the importers do (source "import"), an hour apart
+  // from 2023 on: old history, long quiet.
+  int64_t Imported(const std::string& conversation, const std::vector<std::string>& texts) {
+    ingest::IngestConversation c;
+    c.conversation_id = conversation;
+    c.source = "import";
+    for (size_t i = 0; i < texts.size(); ++i) {
+      c.messages.push_back({"", i % 2 == 0 ? "user" : "assistant", "", texts[i],
+                            1'700'000'000'000 + static_cast<int64_t>(next_hour_++) * 3'600'000});
+    }
+    auto out = Archive(t_.ns()).StoreAndIndex(c);
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    return out->conversation_row;
+  }
+  ExtractionOutcome Extract(const ExtractionRunOptions& options = {}) {
+    auto out = RunExtraction(t_.ns(), config_, t_.clock(), options);
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     return out.ok() ? *out : ExtractionOutcome{};
+  }
+  ExtractionEstimate Estimate(const std::optional<std::vector<int64_t>>& rows = std::nullopt) {
+    auto out = EstimateExtraction(t_.ns(), config_, rows);
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    return out.ok() ? *out : ExtractionEstimate{};
   }
   std::vector<store::ExcerptRecord> Excerpts(std::optional<ExcerptStatus> status = std::nullopt) {
     return *t_.ns().store().Read([&](store::Database& db) { return store::ExcerptRepo(db).List(status, {}); });
@@ -64,7 +84,15 @@ class ExtractionTest : public ::testing::Test {
   testing::ScriptedModel model_;
   Config config_;
   int next_minute_ = 0;
+  int next_hour_ = 0;
 };
+
+// `n` different messages, "<topic> 1: ...", "<topic> 2: ...".
+std::vector<std::string> Lines(const std::string& topic, int n) {
+  std::vector<std::string> out;
+  for (int i = 1; i <= n; ++i) out.push_back(fmt::format("{} {}: we talked about it for a while, again.", topic, i));
+  return out;
+}
 
 const std::vector<std::string> kTrip = {
     "We finally booked the trip: two weeks in Lisbon in September.",
@@ -364,6 +392,161 @@ TEST(ParseExtractionReply, ItemsWithoutContentOrQuoteAreLeftOut) {
   ASSERT_TRUE(parsed.ok());
   ASSERT_EQ(parsed->size(), 1u);
   EXPECT_EQ((*parsed)[0].content, "🌸 ok");
+}
+
+// What it costs: the limits a run keeps to, and imported history.
+
+TEST_F(ExtractionTest, ARunSendsAtMostMaxBatchesPerRunAndTheNextRunGoesOnFromThere) {
+  config_.extraction.batch_size = 5;
+  config_.extraction.overlap = 1;
+  config_.extraction.max_batches_per_run = 2;
+  const int64_t conv = Say("long", Lines("garden", 20));  // batches of 5, 4, 4, 4 and 3 new messages
+  const ExtractionOutcome first = Extract();
+  EXPECT_EQ(first.model_calls, 2);
+  EXPECT_EQ(first.stopped, "max_batches_per_run");
+  EXPECT_EQ(first.resumes, "next run");
+  EXPECT_EQ(first.ToJson()["stopped"], "max_batches_per_run");
+  EXPECT_EQ(Cursor(conv), 9) << "the cursor stays where the run stopped";
+  EXPECT_EQ(Extract().model_calls, 2);
+  EXPECT_EQ(Cursor(conv), 17);
+  const ExtractionOutcome last = Extract();
+  EXPECT_EQ(last.model_calls, 1);
+  EXPECT_EQ(last.stopped, "");
+  EXPECT_EQ(last.ToJson()["stopped"], nullptr);
+  EXPECT_EQ(Cursor(conv), 20);
+}
+
+TEST_F(ExtractionTest, ABatchWhosePromptWouldPassTheDailyBudgetWaitsForTheNextLocalDay) {
+  const int64_t conv = Say("trip", kTrip);
+  const int64_t prompt = Estimate().prompt_tokens;
+  ASSERT_GT(prompt, 100);
+  config_.extraction.daily_token_budget = static_cast<int>(prompt + 50);
+  ExtractionRunOptions spent;
+  spent.spent_today = 100;  // earlier runs of the day
+  const ExtractionOutcome stopped = Extract(spent);
+  EXPECT_EQ(stopped.model_calls, 0);
+  EXPECT_EQ(stopped.stopped, "daily_token_budget");
+  const CivilDate today = t_.ns().tz().LocalDate(t_.clock().Now());
+  EXPECT_EQ(stopped.resumes, AddDays(today, 1).ToString());
+  const json detail = stopped.ToJson();
+  EXPECT_EQ(detail["budget"]["daily_tokens"], prompt + 50);
+  EXPECT_EQ(detail["budget"]["spent_today"], 100);
+  EXPECT_EQ(detail["budget"]["remaining"], prompt - 50);
+  EXPECT_EQ(Cursor(conv), 0);
+
+  const ExtractionOutcome fresh_day = Extract();  // nothing spent yet on this day
+  EXPECT_EQ(fresh_day.model_calls, 1);
+  EXPECT_EQ(fresh_day.stopped, "");
+  EXPECT_EQ(fresh_day.spent_today, fresh_day.tokens_in + fresh_day.tokens_out);
+  EXPECT_EQ(Cursor(conv), 5);
+}
+
+TEST_F(ExtractionTest, WithoutABudgetOnlyTheBatchLimitBounds) {
+  config_.extraction.daily_token_budget = 0;
+  Say("trip", kTrip);
+  ExtractionRunOptions spent;
+  spent.spent_today = 1'000'000'000;
+  const ExtractionOutcome out = Extract(spent);
+  EXPECT_EQ(out.model_calls, 1);
+  EXPECT_EQ(out.ToJson()["budget"], nullptr);
+}
+
+TEST_F(ExtractionTest, ImportedHistoryWaitsUntilTheOwnerAsksForItAndLiveMessagesDoNot) {
+  const int64_t live = Say("live", kTrip);
+  const int64_t old = Imported("old", Lines("school", 6));
+  const ExtractionOutcome first = Extract();
+  EXPECT_EQ(first.model_calls, 1) << "the live conversation only";
+  EXPECT_EQ(Cursor(live), 5);
+  EXPECT_EQ(Cursor(old), 0);
+  EXPECT_EQ(first.waiting_conversations, 1);
+  EXPECT_EQ(first.waiting_messages, 6);
+  EXPECT_EQ(first.ToJson()["waiting_for_backfill"]["messages"], 6);
+  EXPECT_EQ(Extract().model_calls, 0) << "it keeps waiting";
+
+  ExtractionRunOptions backfill;
+  backfill.backfill = true;
+  const ExtractionOutcome asked = Extract(backfill);
+  EXPECT_EQ(asked.model_calls, 1);
+  EXPECT_TRUE(asked.backfill);
+  EXPECT_EQ(asked.waiting_messages, 0);
+  EXPECT_EQ(Cursor(old), 6);
+
+  // The owner's word covered what was stored then; a later import waits for its own.
+  const int64_t later = Imported("later", Lines("work", 4));
+  const int64_t more = Imported("old", Lines("school again", 4));
+  EXPECT_EQ(Extract().model_calls, 0);
+  EXPECT_EQ(Cursor(later), 0);
+  EXPECT_EQ(Cursor(more), 6);
+  config_.extraction.backfill = true;  // extraction.backfill: imported history is extracted like live messages
+  EXPECT_EQ(Extract().model_calls, 2);
+  EXPECT_EQ(Cursor(later), 4);
+  EXPECT_EQ(Cursor(old), 10);
+}
+
+TEST_F(ExtractionTest, ABatchNeverMixesLiveMessagesWithImportedHistoryThatWaits) {
+  const int64_t conv = Say("mixed", {"I planted tomatoes on the balcony today.", "Nice!", "They need sun.", "Yes."});
+  Imported("mixed", {"An old message about the winter trip to Harbin.", "It was freezing there.",
+                     "We saw the ice sculptures.", "Beautiful."});
+  const ExtractionOutcome out = Extract();
+  ASSERT_EQ(model_.requests().size(), 1u);
+  EXPECT_THAT(model_.UserText(0), HasSubstr("tomatoes"));
+  EXPECT_THAT(model_.UserText(0), Not(HasSubstr("Harbin")));
+  EXPECT_EQ(Cursor(conv), 4);
+  EXPECT_EQ(out.waiting_conversations, 1);
+  EXPECT_EQ(out.waiting_messages, 4);
+}
+
+TEST_F(ExtractionTest, ProgressCountsTheMessagesDoneOfThoseToExtractAndTheTokensAndEachBatchIsCheckpointed) {
+  config_.extraction.batch_size = 5;
+  config_.extraction.overlap = 1;
+  Say("a", Lines("cooking", 12));  // batches of 5, 4 and 3 new messages
+  Imported("b", Lines("school", 4));  // waits: not counted
+  WorkProgress progress;
+  std::vector<int> checkpoints;  // model calls at each checkpoint
+  ExtractionRunOptions options;
+  options.progress = &progress;
+  options.checkpoint = [&checkpoints](const ExtractionOutcome& o) { checkpoints.push_back(o.model_calls); };
+  const ExtractionOutcome out = Extract(options);
+  const WorkProgress::Snapshot p = progress.Read();
+  EXPECT_EQ(p.total, 12);
+  EXPECT_EQ(p.done, 12);
+  EXPECT_EQ(p.unit, "messages");
+  EXPECT_EQ(p.tokens, out.tokens_in + out.tokens_out);
+  EXPECT_EQ(checkpoints, (std::vector<int>{1, 2, 3}));
+}
+
+TEST_F(ExtractionTest, TheEstimateIsTheBatchesAndPromptsTheJobThenSends) {
+  config_.extraction.batch_size = 5;
+  config_.extraction.overlap = 1;
+  Say("a", Lines("cooking", 12));
+  const int64_t imported = Imported("b", Lines("school", 7));
+  const ExtractionEstimate before = Estimate();
+  EXPECT_EQ(before.messages, 19);
+  EXPECT_EQ(before.batches, 5) << "5+4+3 new messages, then 5+2";
+  EXPECT_EQ(before.waiting_messages, 7);
+  EXPECT_EQ(before.waiting_batches, 2);
+  EXPECT_GT(before.waiting_prompt_tokens, 0);
+  const json shown = before.ToJson(config_.extraction);
+  EXPECT_EQ(shown["automatic"], false);
+  EXPECT_EQ(shown["estimated_prompt_tokens"], before.prompt_tokens);
+  EXPECT_EQ(shown["days_at_budget"], 1);
+  EXPECT_EQ(Estimate(std::vector<int64_t>{imported}).messages, 7) << "only the conversations asked about";
+
+  config_.extraction.backfill = true;
+  const ExtractionOutcome out = Extract();
+  EXPECT_EQ(out.model_calls, 5);
+  int64_t sent = 0;
+  for (const json& request : model_.requests()) sent += EstimateRequestTokens(request);
+  EXPECT_EQ(sent, before.prompt_tokens) << "the same requests";
+  EXPECT_EQ(Estimate().batches, 0) << "nothing left";
+  EXPECT_EQ(Estimate().ToJson(config_.extraction)["automatic"], true);
+}
+
+TEST(EstimateRequestTokensTest, CountsEachMessagesTextAndAFewTokensForItsRole) {
+  const json request = {{"messages", json::array({{{"role", "system"}, {"content", "abcdefgh"}},
+                                                  {{"role", "user"}, {"content", "你好"}}})}};
+  EXPECT_EQ(EstimateRequestTokens(request), (2 + 4) + (2 + 4));
+  EXPECT_EQ(EstimateRequestTokens(json::object()), 0);
 }
 
 }  // namespace

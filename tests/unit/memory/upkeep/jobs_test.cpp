@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "memory/excerpts/extraction.h"
 
 #include "testing/scripted_model.h"
 #include "testing/temp_dir.h"
@@ -76,21 +81,45 @@ class SchedulerTest : public ::testing::Test {
  protected:
   SchedulerTest()
       : model_([this](const json& r) { return Answer(r); }), clock_(At("2026-05-29", 4, 30)) {
+    Reopen();
+  }
+  // Opens the data dir (again), as a (re)start of the process would.
+  void Reopen() {
+    registry_.reset();
     Config config = model_.MakeConfig();
     config.server.data_dir = dir_.path();
     config.server.time_zone = "Asia/Shanghai";
     registry_ = std::move(*Registry::Open(config, clock_));
   }
+  // Runs on the fake model's thread, under its lock: a test that holds a call
+  // there reads nothing of the model until it lets go.
   std::string Answer(const json& r) {
     if (fail_) return "HTTP 400";
+    if (++calls_ == hold_at_) {
+      while (hold_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     if (testing::ScriptedModel::Instructions(r).find("day's log") != std::string::npos) {
+      if (testing::ScriptedModel::Input(r).find("broken") != std::string::npos) return "no log today";
       return R"({"entries": [{"text": "hello happened", "messages": [1]}]})";
     }
     return R"({"digest": "d", "items": []})";
   }
   Namespace& ns() { return **registry_->Get("default"); }
+  // Five messages of a conversation, a minute apart from `at`.
+  void Chat(const std::string& conversation, UnixMs at) {
+    std::vector<testing::Said> said;
+    for (int i = 0; i < 5; ++i) {
+      said.push_back({fmt::format("{}-{}", conversation, i), i % 2 == 0 ? "user" : "assistant",
+                      fmt::format("Message {} of {}: we planned the garden and the trip again.", i, conversation),
+                      at + i * kMsPerMinute});
+    }
+    testing::Store(ns(), conversation, said);
+  }
 
   bool fail_ = false;
+  std::atomic<int> calls_{0};
+  int hold_at_ = 0;  // the call (1-based) that waits while hold_
+  std::atomic<bool> hold_{false};
   testing::TempDir dir_;
   testing::ScriptedModel model_;
   FakeClock clock_;
@@ -136,6 +165,112 @@ TEST_F(SchedulerTest, AJobWithoutAModelFailsVisibly) {
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->outcome, store::JobOutcome::kFailed);
   EXPECT_THAT(run->error, HasSubstr("models.extract"));
+}
+
+TEST_F(SchedulerTest, TheDailyBudgetCountsRecordedUsageAcrossRunsAndRestartsAndResumesOnTheNextLocalDay) {
+  Chat("a", At("2026-05-28", 12));
+  Chat("b", At("2026-05-28", 13));
+  Config config = registry_->config();
+  auto estimate = EstimateExtraction(ns(), config, std::nullopt);
+  ASSERT_TRUE(estimate.ok());
+  ASSERT_EQ(estimate->batches, 2);
+  // One batch fits, the second not after it.
+  config.extraction.daily_token_budget = static_cast<int>(estimate->prompt_tokens * 3 / 4);
+  const JobSpec job = *FindJob(config, "extract");
+
+  auto first = RunJob(job, ns(), config, clock_, "schedule");
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->outcome, store::JobOutcome::kOk) << "stopping at the budget is no failure";
+  EXPECT_EQ(first->detail["batches_ok"], 1);
+  EXPECT_EQ(first->detail["stopped"], "daily_token_budget");
+  EXPECT_EQ(first->detail["resumes"], "2026-05-30");
+  const int64_t spent = first->detail["tokens_in"].get<int64_t>() + first->detail["tokens_out"].get<int64_t>();
+  EXPECT_EQ(first->detail["budget"]["spent_today"], spent);
+  EXPECT_EQ(*ExtractionTokensToday(ns(), clock_.Now()), spent);
+
+  Reopen();  // the count is read from job_runs: a restart forgets nothing
+  clock_.Advance(10 * kMsPerMinute);
+  auto second = RunJob(job, ns(), config, clock_, "schedule");
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->detail["model_calls"], 0);
+  EXPECT_EQ(second->detail["stopped"], "daily_token_budget");
+  EXPECT_EQ(second->detail["budget"]["spent_today"], spent);
+
+  clock_.Set(At("2026-05-30", 0, 5));  // the next local day in the owner's zone
+  EXPECT_EQ(*ExtractionTokensToday(ns(), clock_.Now()), 0);
+  auto third = RunJob(job, ns(), config, clock_, "schedule");
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->detail["batches_ok"], 1);
+  EXPECT_EQ(third->detail["stopped"], nullptr);
+}
+
+TEST_F(SchedulerTest, ARunThatDiedInTheMiddleStillCountsTheTokensItRecorded) {
+  ASSERT_TRUE(ns().store().Write([&](store::Database& db) -> Status {
+    store::JobRunRepo runs(db);
+    CILIA_ASSIGN_OR_RETURN(int64_t yesterday, runs.Start("extract", "default", "schedule", At("2026-05-28", 23)));
+    CILIA_RETURN_IF_ERROR(runs.Checkpoint(yesterday, 0, {{"tokens_in", 5000}, {"tokens_out", 500}}));
+    CILIA_ASSIGN_OR_RETURN(int64_t died, runs.Start("extract", "default", "schedule", At("2026-05-29", 1)));
+    CILIA_RETURN_IF_ERROR(runs.Checkpoint(died, 0, {{"tokens_in", 1200}, {"tokens_out", 34}}));
+    return runs.MarkInterrupted(At("2026-05-29", 2)).status();
+  }).ok());
+  EXPECT_EQ(*ExtractionTokensToday(ns(), clock_.Now()), 1234) << "today's run only, though it never finished";
+}
+
+TEST_F(SchedulerTest, ARunningExtractionShowsHowFarItIs) {
+  Chat("a", At("2026-05-28", 12));
+  Chat("b", At("2026-05-28", 13));
+  hold_at_ = 2;  // the second batch waits
+  hold_ = true;
+  const JobSpec job = *FindJob(registry_->config(), "extract");
+  Result<store::JobRun> run = Status::Internal("not run");
+  std::thread runner([&] { run = RunJob(job, ns(), registry_->config(), clock_, "manual"); });
+  std::vector<RunningJob> running;
+  for (int i = 0; i < 5000; ++i) {
+    running = RunningJobsIn(ns());
+    if (!running.empty() && running[0].progress.done == 5) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const std::vector<RunningJob> seen = running;
+  hold_ = false;
+  runner.join();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].job, "extract");
+  EXPECT_EQ(seen[0].started_at, clock_.Now());
+  EXPECT_EQ(seen[0].progress.total, 10);
+  EXPECT_EQ(seen[0].progress.done, 5) << "the first batch's messages";
+  EXPECT_EQ(seen[0].progress.unit, "messages");
+  EXPECT_GT(seen[0].progress.tokens, 0);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(seen[0].run_id, run->id);
+  EXPECT_TRUE(RunningJobsIn(ns()).empty()) << "a finished run is no longer listed";
+}
+
+TEST_F(SchedulerTest, ANightlyRunInWhichADayFailedIsPartialNotOkAndIsTriedAgain) {
+  testing::Store(ns(), "chat", {{"a", "user", "hello", At("2026-05-27", 12)}, {"b", "user", "broken", At("2026-05-28", 12)}});
+  const JobSpec job = *FindJob(registry_->config(), "nightly");
+  auto run = RunJob(job, ns(), registry_->config(), clock_, "schedule");
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->outcome, store::JobOutcome::kPartial);
+  EXPECT_THAT(run->error, HasSubstr("1 item(s) failed"));
+  EXPECT_EQ(run->detail["days_logged"], json::array({"2026-05-27"}));
+  EXPECT_EQ(fmt::format("{}", run->outcome), "partial");
+  EXPECT_TRUE(IsDue(job.schedule, run->started_at + kJobRetryMs, kShanghai, *run)) << "tried again like a failed run";
+  EXPECT_FALSE(IsDue(job.schedule, run->started_at + kJobRetryMs - 1, kShanghai, *run));
+}
+
+TEST_F(SchedulerTest, OnlyTheExtractJobTakesBackfill) {
+  JobRunOptions backfill;
+  backfill.backfill = true;
+  const JobSpec nightly = *FindJob(registry_->config(), "nightly");
+  auto refused = RunJob(nightly, ns(), registry_->config(), clock_, "manual", backfill);
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("only the extract job"));
+  auto runs = ns().store().Read([](store::Database& db) { return store::JobRunRepo(db).List(std::nullopt, std::nullopt, 10); });
+  EXPECT_TRUE(runs->empty()) << "nothing was run";
+  const JobSpec extract = *FindJob(registry_->config(), "extract");
+  auto run = RunJob(extract, ns(), registry_->config(), clock_, "manual", backfill);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->detail["backfill"], true);
 }
 
 TEST_F(SchedulerTest, StartMarksRunsAnEarlierProcessLeftRunning) {
