@@ -12,6 +12,7 @@
 #include "core/json_read.h"
 #include "ingest/importers.h"
 #include "memory/archive/archive.h"
+#include "memory/excerpts/extraction.h"
 #include "memory/transfer/export.h"
 
 namespace cilia::api {
@@ -45,7 +46,7 @@ class ProgressReader : public std::streambuf {
 };
 
 // A chat export (or JSON Lines of ingest objects) stored and indexed.
-Result<json> ImportChats(memory::Namespace& ns, std::string_view text, ingest::ImportFormat format,
+Result<json> ImportChats(memory::Namespace& ns, const Config& config, std::string_view text, ingest::ImportFormat format,
                          std::string_view file_stem, const ImportProgress& progress) {
   if (format == ingest::ImportFormat::kAuto) {
     CILIA_ASSIGN_OR_RETURN(format, ingest::DetectImportFormat(text));
@@ -64,10 +65,14 @@ Result<json> ImportChats(memory::Namespace& ns, std::string_view text, ingest::I
     done += outcome.stored + outcome.duplicates;
     if (progress) progress(done, total, "messages");
   }
+  std::vector<int64_t> rows;
+  for (const memory::IngestOutcome& outcome : outcomes) rows.push_back(outcome.conversation_row);
+  CILIA_ASSIGN_OR_RETURN(memory::ExtractionEstimate estimate, memory::EstimateExtraction(ns, config, rows));
   return json{{"format", ingest::ImportFormatName(format)},
               {"conversations", outcomes.size()},
               {"stored", stored},
-              {"duplicates", duplicates}};
+              {"duplicates", duplicates},
+              {"extraction", estimate.ToJson(config.extraction)}};
 }
 
 // Whether the text's first line is a cilia export's header.
@@ -77,22 +82,28 @@ bool IsCiliaDump(std::string_view text) {
   return header.ok() && header->is_object() && header->value("type", json()) == "cilia-export";
 }
 
-Result<json> ImportDump(memory::Namespace& ns, std::string_view text, const ImportProgress& progress) {
+Result<json> ImportDump(memory::Namespace& ns, const Config& config, std::string_view text,
+                        const ImportProgress& progress) {
   ProgressReader reader(text, progress);
   std::istream in(&reader);
   CILIA_ASSIGN_OR_RETURN(memory::ImportSummary summary, memory::ImportNamespace(ns, in));
+  // A dump carries its extraction cursors and messages their first source:
+  // what its namespace had extracted is not done again, and its live
+  // messages are live here too.
+  CILIA_ASSIGN_OR_RETURN(memory::ExtractionEstimate estimate, memory::EstimateExtraction(ns, config, std::nullopt));
   return json{{"format", "cilia"},
               {"conversations", summary.conversations},
               {"stored", summary.messages},
               {"duplicates", summary.duplicates},
               {"files", summary.files},
               {"excerpts", summary.excerpts},
-              {"candidates", summary.candidates}};
+              {"candidates", summary.candidates},
+              {"extraction", estimate.ToJson(config.extraction)}};
 }
 
 }  // namespace
 
-Result<json> ImportFile(memory::Namespace& ns, std::string_view text, std::string_view format,
+Result<json> ImportFile(memory::Namespace& ns, const Config& config, std::string_view text, std::string_view format,
                         std::string_view file_name, const ImportProgress& progress) {
   const bool dump = format == "cilia" || (format == "auto" && IsCiliaDump(text));
   std::optional<ingest::ImportFormat> chats;
@@ -107,15 +118,16 @@ Result<json> ImportFile(memory::Namespace& ns, std::string_view text, std::strin
   // A SillyTavern chat is named by its file.
   std::string_view stem = file_name.substr(std::min(file_name.size(), file_name.rfind('/') + 1));
   if (size_t dot = stem.rfind('.'); dot != std::string_view::npos) stem = stem.substr(0, dot);
-  return dump ? ImportDump(ns, text, progress) : ImportChats(ns, text, *chats, stem, progress);
+  return dump ? ImportDump(ns, config, text, progress) : ImportChats(ns, config, text, *chats, stem, progress);
 }
 
 void RegisterImportRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("POST", "/v1/import", Scope::kAdmin, [&registry](const Request& req) -> Result<Reply> {
     const std::string format = req.http.has_param("format") ? req.http.get_param_value("format") : "auto";
     const std::string name = req.http.get_param_value("name");
-    return ForNamespace(registry, req.who,
-                        [&](memory::Namespace& ns) { return ImportFile(ns, req.body, format, name); });
+    return ForNamespace(registry, req.who, [&](memory::Namespace& ns) {
+      return ImportFile(ns, registry.config(), req.body, format, name);
+    });
   });
 }
 

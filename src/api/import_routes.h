@@ -5,8 +5,13 @@
 //                    export; ?format= (auto, cilia, jsonl, chatgpt, claude,
 //                    chatbox, sillytavern), ?name= the file's name (a
 //                    SillyTavern chat's id) -> {"format", "conversations",
-//                    "stored", "duplicates"} (a dump adds "files",
-//                    "excerpts", "candidates")
+//                    "stored", "duplicates", "extraction"} (a dump adds
+//                    "files", "excerpts", "candidates")
+// "extraction" says what extracting the messages the job has not read yet
+// would take (memory::ExtractionEstimate::ToJson) — of the imported
+// conversations for a chat export, of the whole namespace for a dump — and
+// whether the job takes them on its own ("automatic": imported history waits
+// for a backfill unless extraction.backfill is on; docs/upkeep.md).
 // The body is bounded by server.max_body_mb, like every other.
 // RegisterAdminRoutes registers the route: the admin page imports through it.
 #pragma once
@@ -17,6 +22,7 @@
 #include <string_view>
 
 #include "api/server.h"
+#include "core/config.h"
 #include "core/status.h"
 #include "memory/namespace.h"
 #include "memory/registry.h"
@@ -32,9 +38,11 @@ using ImportProgress = std::function<void(int64_t done, int64_t total, std::stri
 // stores and indexes it: searchable when this returns. A malformed file
 // stores nothing; the error says where (a line, a position). An unknown
 // format is an InvalidArgument starting with "format:". `file_name` names a
-// SillyTavern chat's conversation (its stem). Returns POST /v1/import's reply.
-Result<nlohmann::json> ImportFile(memory::Namespace& ns, std::string_view text, std::string_view format,
-                                  std::string_view file_name, const ImportProgress& progress = {});
+// SillyTavern chat's conversation (its stem). `config` gives the
+// extraction settings the estimate follows. Returns POST /v1/import's reply.
+Result<nlohmann::json> ImportFile(memory::Namespace& ns, const Config& config, std::string_view text,
+                                  std::string_view format, std::string_view file_name,
+                                  const ImportProgress& progress = {});
 
 void RegisterImportRoutes(ApiServer& server, memory::Registry& registry);
 

@@ -25,6 +25,18 @@ json JobRunJson(const store::JobRun& run) {
           {"detail", run.detail}};
 }
 
+json RunningJobJson(const memory::RunningJob& running) {
+  const WorkProgress::Snapshot& p = running.progress;
+  return {{"id", running.run_id},
+          {"job", running.job},
+          {"started_at", FormatRfc3339(running.started_at)},
+          {"items_done", p.done},
+          {"items_total", p.total},
+          {"unit", p.unit},
+          {"tokens", p.tokens},
+          {"updated_at", p.updated_at > 0 ? json(FormatRfc3339(p.updated_at)) : json(nullptr)}};
+}
+
 void RegisterJobRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("GET", "/v1/jobs", Scope::kAdmin,
                 [&registry](const Request& req) -> Result<Reply> {
@@ -37,7 +49,13 @@ void RegisterJobRoutes(ApiServer& server, memory::Registry& registry) {
                         memory::JobHistory history,
                         memory::ListJobRuns(ns, job, cursor > 0 ? std::optional<int64_t>(cursor) : std::nullopt,
                                             static_cast<int>(limit), /*failed_limit=*/20));
-                    json out = {{"runs", json::array()}, {"next_cursor", nullptr}, {"failed_items", json::array()}};
+                    json out = {{"runs", json::array()},
+                                {"next_cursor", nullptr},
+                                {"failed_items", json::array()},
+                                {"running", json::array()}};
+                    for (const memory::RunningJob& running : memory::RunningJobsIn(ns)) {
+                      if (!job || running.job == *job) out["running"].push_back(RunningJobJson(running));
+                    }
                     for (const auto& run : history.runs) out["runs"].push_back(JobRunJson(run));
                     if (static_cast<int64_t>(history.runs.size()) == limit) {
                       out["next_cursor"] = std::to_string(history.runs.back().id);
@@ -55,8 +73,11 @@ void RegisterJobRoutes(ApiServer& server, memory::Registry& registry) {
   server.Handle("POST", R"(/v1/jobs/([^/]+)/run)", Scope::kAdmin,
                 [&registry](const Request& req) -> Result<Reply> {
                   CILIA_ASSIGN_OR_RETURN(auto job, memory::FindJob(registry.config(), req.captures[0]));
+                  memory::JobRunOptions options;
+                  CILIA_ASSIGN_OR_RETURN(options.backfill, BoolParam(req.http, "backfill", false));
                   return ForNamespace(registry, req.who, [&](memory::Namespace& ns) -> Result<json> {
-                    CILIA_ASSIGN_OR_RETURN(auto run, memory::RunJob(job, ns, registry.config(), registry.clock(), "manual"));
+                    CILIA_ASSIGN_OR_RETURN(auto run, memory::RunJob(job, ns, registry.config(), registry.clock(),
+                                                                    "manual", options));
                     return JobRunJson(run);
                   });
                 });

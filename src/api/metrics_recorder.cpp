@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::string_view kOther = "other";
 constexpr std::array<std::string_view, 5> kTokenKinds = {"input", "output", "cache_read", "cache_write", "reasoning"};
-constexpr std::array<std::string_view, 3> kJobOutcomes = {"ok", "skipped", "failed"};
+constexpr std::array<std::string_view, 4> kJobOutcomes = {"ok", "partial", "skipped", "failed"};
 constexpr std::array<std::string_view, 3> kDiskFaultKinds = {"disk_full", "io_error", "busy"};
 
 std::vector<double> RecallRoundBuckets() { return {0, 1, 2, 3, 5, 8}; }

@@ -21,4 +21,12 @@ Result<int64_t> IntParam(const httplib::Request& req, const char* name, int64_t 
   return static_cast<int64_t>(n);
 }
 
+Result<bool> BoolParam(const httplib::Request& req, const char* name, bool fallback) {
+  if (!req.has_param(name)) return fallback;
+  const std::string value = req.get_param_value(name);
+  if (value == "true") return true;
+  if (value == "false") return false;
+  return Status::InvalidArgument(fmt::format("{}: must be true or false, got \"{}\"", name, value));
+}
+
 }  // namespace cilia::api

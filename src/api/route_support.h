@@ -1,5 +1,5 @@
 // What the namespace-scoped REST routes share: the one reader of integer
-// query parameters, and answering a handler's JSON for the caller's namespace.
+// (and switch) query parameters, and answering a handler's JSON for the caller's namespace.
 #pragma once
 
 #include <httplib.h>
@@ -20,6 +20,10 @@ namespace cilia::api {
 // `fallback`; anything else is an InvalidArgument naming the parameter and
 // the range.
 Result<int64_t> IntParam(const httplib::Request& req, const char* name, int64_t fallback, int64_t lo, int64_t hi);
+
+// Query parameter `name` as a switch: "true" or "false" exactly. Absent
+// gives `fallback`; anything else is an InvalidArgument naming it.
+Result<bool> BoolParam(const httplib::Request& req, const char* name, bool fallback);
 
 // Runs `body(ns)` for the caller's namespace; its Result<json> is the 200
 // reply, or the error.

@@ -51,6 +51,10 @@ std::string FormatResults(const nlohmann::json& reply);
 // A job run (api::JobRunJson) as "<job>: <outcome>, <n> items[ — error]",
 // then its detail.
 std::string FormatJobRun(const nlohmann::json& run);
+// An import's "extraction" estimate (memory::ExtractionEstimate::ToJson) for
+// reading: the batches and prompt tokens extracting it takes, and whether
+// the job takes them on its own or how to ask for them; "" without one.
+std::string FormatExtractionEstimate(const nlohmann::json& estimate);
 
 // The path of the key database in a data dir: DATA/system.db.
 std::string KeyStorePath(const Config& config);

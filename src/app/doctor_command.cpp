@@ -184,8 +184,12 @@ Check CheckJobs(const std::vector<std::shared_ptr<memory::Namespace>>& namespace
     if (!history.ok()) return Fail("jobs", history.status().message(), "the namespace's database is not readable");
     std::set<std::string> seen;
     for (const store::JobRun& run : history->runs) {
-      if (!seen.insert(run.job).second || run.outcome != store::JobOutcome::kFailed) continue;  // newest run of each job only
-      failures.push_back(fmt::format("{}: {} failed ({})", ns->name(), run.job, run.error));
+      if (!seen.insert(run.job).second) continue;  // newest run of each job only
+      if (run.outcome == store::JobOutcome::kFailed) {
+        failures.push_back(fmt::format("{}: {} failed ({})", ns->name(), run.job, run.error));
+      } else if (run.outcome == store::JobOutcome::kPartial) {
+        failures.push_back(fmt::format("{}: {} partly failed ({})", ns->name(), run.job, run.error));
+      }
     }
     for (const store::NightlyItem& item : history->failed_items) {
       failures.push_back(fmt::format("{}: nightly item {} given up after {} tries ({})", ns->name(), item.item,
@@ -205,6 +209,27 @@ Check CheckJobs(const std::vector<std::shared_ptr<memory::Namespace>>& namespace
   return Warn("jobs", detail,
               "GET /v1/jobs (or the admin page) shows them; mend the cause (often the upstream or its key), "
               "then `cilia jobs run <job>`");
+}
+
+// What extraction may still spend today, per namespace, when it has a budget.
+Check CheckExtractionBudget(const Config& config, const std::vector<std::shared_ptr<memory::Namespace>>& namespaces) {
+  const int64_t budget = config.extraction.daily_token_budget;
+  if (budget == 0) return Ok("extraction budget", "no daily limit (extraction.daily_token_budget = 0)");
+  std::string left, spent_out;
+  for (const auto& ns : namespaces) {
+    auto spent = memory::ExtractionTokensToday(*ns, Clock::System().Now());
+    if (!spent.ok()) return Fail("extraction budget", spent.status().message(), "the namespace's database is not readable");
+    const int64_t remaining = std::max<int64_t>(0, budget - *spent);
+    left += fmt::format("{}{}: {} spent, {} left", left.empty() ? "" : "; ", ns->name(), *spent, remaining);
+    if (remaining == 0) spent_out += (spent_out.empty() ? "" : ", ") + ns->name();
+  }
+  const std::string detail =
+      fmt::format("{} tokens a day{}{}", budget, left.empty() ? "" : " — today ", left.empty() ? "" : left);
+  if (spent_out.empty()) return Ok("extraction budget", detail);
+  return Warn("extraction budget", detail,
+              fmt::format("extraction in {} waits for the next local day; raise extraction.daily_token_budget to "
+                          "go on today",
+                          spent_out));
 }
 
 Check CheckCandidates(const std::vector<std::shared_ptr<memory::Namespace>>& namespaces) {
@@ -343,6 +368,7 @@ void AddDataChecks(const Config& config, std::vector<Check>& checks) {
   std::error_code ec;
   if (!fs::is_directory(fs::path(config.server.data_dir) / "ns", ec)) {
     checks.push_back(Ok("jobs", "no data yet"));
+    checks.push_back(CheckExtractionBudget(config, {}));
     checks.push_back(Ok("candidates", "no data yet"));
     return;
   }
@@ -354,6 +380,7 @@ void AddDataChecks(const Config& config, std::vector<Check>& checks) {
     return;
   }
   checks.push_back(CheckJobs(*namespaces));
+  checks.push_back(CheckExtractionBudget(config, *namespaces));
   checks.push_back(CheckCandidates(*namespaces));
 }
 

@@ -124,7 +124,7 @@ int RunFileImport(const CommandLine& cl, const std::string& format) {
     if (!opened.ok()) return ExitWithError(opened.status(), kExitFailure);
     Progress progress(fmt::format("{} {}", cl.command, file_name));
     reply = api::ImportFile(
-        *opened->ns, text, format, file_name,
+        *opened->ns, opened->registry->config(), text, format, file_name,
         [&progress](int64_t done, int64_t total, std::string_view unit) { progress.Update(done, total, unit); });
   }
   if (!reply.ok()) return ExitWithError(reply.status().With(path), kExitFailure);
@@ -137,6 +137,7 @@ int RunFileImport(const CommandLine& cl, const std::string& format) {
                            cl.command == "ingest" ? "ingested" : "imported", path, reply->value("format", ""),
                            reply->value("conversations", 0), reply->value("stored", 0), reply->value("duplicates", 0),
                            files);
+  std::cout << FormatExtractionEstimate(reply->value("extraction", json()));
   return kExitOk;
 }
 
@@ -218,6 +219,28 @@ std::string FormatJobRun(const json& run) {
                      run.value("detail", json::object()).dump(2));
 }
 
+std::string FormatExtractionEstimate(const json& estimate) {
+  if (!estimate.is_object()) return "";
+  const int64_t batches = estimate.value("batches", int64_t{0});
+  if (batches == 0) return "extraction: nothing new to extract\n";
+  const int64_t budget = estimate.value("daily_token_budget", int64_t{0});
+  const json days = estimate.value("days_at_budget", json());
+  std::string pace = fmt::format("at most {} batches a run", estimate.value("max_batches_per_run", 0));
+  if (budget > 0 && days.is_number()) {
+    pace += fmt::format(", daily_token_budget {}: about {} day{}", budget, days.get<int64_t>(),
+                        days.get<int64_t>() == 1 ? "" : "s");
+  }
+  std::string out = fmt::format(
+      "extraction: {} batches, about {} prompt tokens (estimated), for {} messages not extracted yet\n", batches,
+      estimate.value("estimated_prompt_tokens", int64_t{0}), estimate.value("messages", int64_t{0}));
+  if (estimate.value("automatic", true)) {
+    return out + fmt::format("  the extract job takes them in its next runs ({})\n", pace);
+  }
+  return out + fmt::format("  {} of the batches are imported history, which is extracted only when asked: "
+                           "`cilia jobs run extract --backfill` (or backfill = true under [extraction]); then {}\n",
+                           estimate.value("waiting_batches", int64_t{0}), pace);
+}
+
 int RunIngest(const CommandLine& cl) { return RunFileImport(cl, cl.Get("format", "auto")); }
 
 int RunImport(const CommandLine& cl) { return RunFileImport(cl, cl.Get("format", "auto")); }
@@ -255,22 +278,32 @@ int RunJobs(const CommandLine& cl) {
   if (!job.ok()) return UsageError(cl.command, job.status());
   auto link = FindServerLink(*config, NamespaceOf(cl), "running " + name);
   if (!link.ok()) return ExitWithError(link.status(), kExitFailure);
+  memory::JobRunOptions options;
+  options.backfill = cl.Has("backfill");
+  if (options.backfill && !job->takes_backfill) {
+    return UsageError(cl.command, Status::InvalidArgument(fmt::format("--backfill: only for extract, not {}", name)));
+  }
   Result<json> run = json();
   if (*link) {
     Progress progress(fmt::format("jobs run {} in the server", name));
-    run = CallServerJson(**link, "POST", fmt::format("/v1/jobs/{}/run", PercentEncode(name)), "", &progress);
+    run = CallServerJson(**link, "POST",
+                         fmt::format("/v1/jobs/{}/run{}", PercentEncode(name), options.backfill ? "?backfill=true" : ""),
+                         "", &progress);
   } else {
     std::optional<DataDirLock> lock;
     auto opened = OpenNamespace(*config, cl, &lock, "cilia jobs run " + name);
     if (!opened.ok()) return ExitWithError(opened.status(), kExitFailure);
     Progress progress("jobs run " + name);
     progress.StartTicker();
-    auto recorded = memory::RunJob(*job, *opened->ns, opened->registry->config(), opened->registry->clock(), "manual");
+    auto recorded =
+        memory::RunJob(*job, *opened->ns, opened->registry->config(), opened->registry->clock(), "manual", options);
     run = recorded.ok() ? Result<json>(api::JobRunJson(*recorded)) : Result<json>(recorded.status());
   }
   if (!run.ok()) return ExitWithError(run.status(), kExitFailure);
   std::cout << (cl.Has("json") ? run->dump() + "\n" : FormatJobRun(*run));
-  return run->value("outcome", "") == "failed" ? kExitFailure : kExitOk;
+  // A partial run did not do all of its work either: a script should notice.
+  const std::string outcome = run->value("outcome", "");
+  return outcome == "failed" || outcome == "partial" ? kExitFailure : kExitOk;
 }
 
 }  // namespace cilia::app

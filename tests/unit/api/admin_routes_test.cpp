@@ -21,7 +21,7 @@ class AdminRoutesTest : public ::testing::Test {
  protected:
   // Fills the namespace the page shows, as POST /v1/import would.
   void Import(const std::string& text) {
-    auto imported = ImportFile(server_.ns(), text, "auto", "");
+    auto imported = ImportFile(server_.ns(), server_.config(), text, "auto", "");
     ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   }
   testing::RegistryServer server_{RegisterAdminRoutes};

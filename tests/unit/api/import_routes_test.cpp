@@ -56,6 +56,37 @@ TEST_F(ImportRoutesTest, AChatExportImportsAndIsSearchableThenExportsAndImportsE
   EXPECT_THAT(other_dump->body, HasSubstr("洱海"));
 }
 
+TEST_F(ImportRoutesTest, TheReplySaysWhatExtractingTheImportWouldCostAndThatItWaitsForTheOwner) {
+  auto imported = Import(kTripChats, server_.admin);
+  ASSERT_EQ(imported->status, 200) << imported->body;
+  const json extraction = json::parse(imported->body)["extraction"];
+  EXPECT_EQ(extraction["messages"], 2);
+  EXPECT_EQ(extraction["batches"], 1);
+  EXPECT_GT(extraction["estimated_prompt_tokens"].get<int64_t>(), 400) << "the instructions alone are ~480";
+  EXPECT_EQ(extraction["automatic"], false) << "imported history waits for a backfill";
+  EXPECT_EQ(extraction["waiting_batches"], 1);
+  EXPECT_EQ(extraction["daily_token_budget"], 500000);
+  EXPECT_EQ(extraction["max_batches_per_run"], 20);
+  EXPECT_EQ(extraction["days_at_budget"], 1);
+  const json again = json::parse(Import(kTripChats, server_.admin)->body)["extraction"];
+  EXPECT_EQ(again["messages"], 2) << "of the conversations imported, what the job has not read yet";
+
+  // A dump: its messages keep their source, and the estimate covers the namespace.
+  auto dump = server_.client().Get("/v1/export", server_.As(server_.admin));
+  const json restored = json::parse(Import(dump->body, server_.other_admin)->body);
+  EXPECT_EQ(restored["extraction"]["batches"], 1);
+  EXPECT_EQ(restored["extraction"]["automatic"], false);
+}
+
+TEST(ImportEstimateTest, WithBackfillOnTheJobTakesImportedHistoryOnItsOwn) {
+  testing::RegistryServer server(RegisterAdminRoutes, 1'780'000'000'000,
+                                 [](Config& config) { config.extraction.backfill = true; });
+  auto imported = ImportFile(server.ns(), server.config(), kTripChats, "auto", "trip.jsonl");
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_EQ((*imported)["extraction"]["automatic"], true);
+  EXPECT_EQ((*imported)["extraction"]["waiting_batches"], 0);
+}
+
 TEST_F(ImportRoutesTest, ImportAndExportAreForAdminsAndABadFileImportsNothing) {
   EXPECT_EQ(Import(kTripChats, server_.writer)->status, 403);
   EXPECT_EQ(server_.client().Get("/v1/export", server_.As(server_.reader))->status, 403);
@@ -84,7 +115,7 @@ TEST_F(ImportRoutesTest, ImportFileReportsMessagesIndexedOfAChatExportAndBytesRe
   auto record = [&steps](int64_t done, int64_t total, std::string_view unit) {
     steps.push_back({done, total, std::string(unit)});
   };
-  auto chats = ImportFile(server_.ns(), kTripChats, "auto", "trip.jsonl", record);
+  auto chats = ImportFile(server_.ns(), server_.config(), kTripChats, "auto", "trip.jsonl", record);
   ASSERT_TRUE(chats.ok()) << chats.status().ToString();
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].done, 2);
@@ -94,7 +125,7 @@ TEST_F(ImportRoutesTest, ImportFileReportsMessagesIndexedOfAChatExportAndBytesRe
   auto dump = server_.client().Get("/v1/export", server_.As(server_.admin));
   ASSERT_EQ(dump->status, 200);
   steps.clear();
-  auto restored = ImportFile(server_.ns("other"), dump->body, "cilia", "dump.jsonl", record);
+  auto restored = ImportFile(server_.ns("other"), server_.config(), dump->body, "cilia", "dump.jsonl", record);
   ASSERT_TRUE(restored.ok()) << restored.status().ToString();
   EXPECT_EQ((*restored)["stored"], 2);
   ASSERT_FALSE(steps.empty());
@@ -110,7 +141,7 @@ TEST_F(ImportRoutesTest, ASillyTavernChatIsNamedByTheFileNameWithoutItsFolderAnd
       "there\"}\n";
   auto imported = Import(chat, server_.admin, "?format=sillytavern&name=Seraphina%20-%201.jsonl");
   ASSERT_EQ(imported->status, 200) << imported->body;
-  auto direct = ImportFile(server_.ns("other"), chat, "sillytavern", "/home/mina/chats/Seraphina - 1.jsonl");
+  auto direct = ImportFile(server_.ns("other"), server_.config(), chat, "sillytavern", "/home/mina/chats/Seraphina - 1.jsonl");
   ASSERT_TRUE(direct.ok()) << direct.status().ToString();
   for (const char* name : {"default", "other"}) {
     auto dump = server_.client().Get("/v1/export",

@@ -41,7 +41,7 @@ TEST_F(MetricsRecorderTest, BeforeAnythingEveryFamilyAndKnownSeriesIsThereAtZero
   EXPECT_THAT(text, HasSubstr("cilia_tokens_total{model=\"other-provider/big\",kind=\"input\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("cilia_extraction_calls_total{model=\"main/cheap-model\",outcome=\"failed\"} 0\n"));
   for (const char* job : {"extract", "nightly", "retention", "reindex"}) {
-    for (const char* outcome : {"ok", "skipped", "failed"}) {
+    for (const char* outcome : {"ok", "partial", "skipped", "failed"}) {
       EXPECT_THAT(text, HasSubstr(fmt::format("cilia_job_runs_total{{job=\"{}\",outcome=\"{}\"}} 0\n", job, outcome)));
     }
   }

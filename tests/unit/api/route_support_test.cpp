@@ -34,5 +34,17 @@ TEST(IntParamTest, AnythingElseNamesTheParameterAndTheRange) {
   }
 }
 
+TEST(BoolParamTest, TrueOrFalseExactlyElseTheParameterIsNamed) {
+  EXPECT_FALSE(*BoolParam(httplib::Request{}, "backfill", false));
+  EXPECT_TRUE(*BoolParam(httplib::Request{}, "backfill", true));
+  EXPECT_TRUE(*BoolParam(WithParam("backfill", "true"), "backfill", false));
+  EXPECT_FALSE(*BoolParam(WithParam("backfill", "false"), "backfill", true));
+  for (const char* bad : {"", "1", "yes", "TRUE", "true "}) {
+    auto parsed = BoolParam(WithParam("backfill", bad), "backfill", false);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_THAT(parsed.status().message(), HasSubstr("backfill: must be true or false")) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace cilia::api

@@ -110,6 +110,9 @@ TEST(CommandLineTest, PositionalArgumentsAreCounted) {
   EXPECT_THAT(ErrorOf({"jobs", "run"}), HasSubstr("usage: cilia jobs run extract|nightly|retention|reindex"));
   EXPECT_THAT(ErrorOf({"import", "a.jsonl", "b.jsonl"}), HasSubstr("unexpected argument \"b.jsonl\""));
   EXPECT_TRUE(Parse({"jobs", "run", "nightly"}).ok());
+  auto backfill = Parse({"jobs", "run", "extract", "--backfill"});
+  ASSERT_TRUE(backfill.ok());
+  EXPECT_TRUE(backfill->Has("backfill"));
   EXPECT_TRUE(Parse({"keys", "revoke", "key_abc"}).ok());
 }
 

@@ -111,7 +111,7 @@ TEST_F(DoctorTest, AFreshSetupHasNoProblemOnlyTheHashEmbedderToLookAt) {
   std::string out;
   EXPECT_EQ(Doctor({{"config", WriteConfig("[server]\ntime_zone = \"UTC\"\n")}}, &out), kExitOk) << out;
   for (const char* check : {"config", "data dir", "free disk", "server", "keys", "time zone", "models", "jobs",
-                            "candidates"}) {
+                            "extraction budget", "candidates"}) {
     EXPECT_THAT(out, HasSubstr(std::string("ok    ") + check)) << out;
   }
   EXPECT_THAT(out, HasSubstr("missing; created on first use"));
@@ -237,6 +237,48 @@ TEST_F(DoctorTest, ANewestRunThatFailedIsAWarningAnOlderOneNot) {
   EXPECT_EQ(check["verdict"], "warning") << check;
   EXPECT_THAT(check.value("detail", ""), HasSubstr("default: extract failed (upstream answered HTTP 500)"));
   EXPECT_THAT(check.value("detail", ""), Not(HasSubstr("old trouble")));
+}
+
+TEST_F(DoctorTest, ANewestRunThatPartlyFailedIsAWarningToo) {
+  auto ns = DefaultNamespace();
+  ASSERT_TRUE(ns->store()
+                  .Write([&](store::Database& db) -> Status {
+                    store::JobRunRepo runs(db);
+                    CILIA_ASSIGN_OR_RETURN(int64_t id, runs.Start("nightly", "default", "schedule", 1'780'000'000'000));
+                    return runs.Finish(id, store::JobOutcome::kPartial, "1 item(s) failed: day 2026-05-27", 3,
+                                       nlohmann::json::object(), 1'780'000'001'000);
+                  })
+                  .ok());
+  nlohmann::json check = JsonCheck({}, "jobs");
+  EXPECT_EQ(check["verdict"], "warning") << check;
+  EXPECT_THAT(check.value("detail", ""), HasSubstr("default: nightly partly failed (1 item(s) failed"));
+}
+
+TEST_F(DoctorTest, TheExtractionBudgetShowsWhatIsLeftTodayAndWarnsWhenItIsSpent) {
+  auto ns = DefaultNamespace();
+  nlohmann::json fresh = JsonCheck({}, "extraction budget");
+  EXPECT_EQ(fresh["verdict"], "ok") << fresh;
+  EXPECT_EQ(fresh["detail"], "500000 tokens a day — today default: 0 spent, 500000 left");
+  auto spend = [&](int64_t tokens) {
+    ASSERT_TRUE(ns->store()
+                    .Write([&](store::Database& db) -> Status {
+                      store::JobRunRepo runs(db);
+                      const UnixMs now = Clock::System().Now();
+                      CILIA_ASSIGN_OR_RETURN(int64_t id, runs.Start("extract", "default", "schedule", now));
+                      return runs.Finish(id, store::JobOutcome::kOk, "", 0, {{"tokens_in", tokens}, {"tokens_out", 0}},
+                                         now);
+                    })
+                    .ok());
+  };
+  spend(120'000);
+  EXPECT_EQ(JsonCheck({}, "extraction budget")["detail"], "500000 tokens a day — today default: 120000 spent, 380000 left");
+  spend(400'000);
+  nlohmann::json spent = JsonCheck({}, "extraction budget");
+  EXPECT_EQ(spent["verdict"], "warning") << spent;
+  EXPECT_THAT(spent.value("mend", ""), HasSubstr("waits for the next local day"));
+  std::string out;
+  Doctor({{"config", WriteConfig("[extraction]\ndaily_token_budget = 0\n")}}, &out);
+  EXPECT_THAT(out, HasSubstr("ok    extraction budget  no daily limit"));
 }
 
 TEST_F(DoctorTest, PendingCandidatesAreAWarningWithTheirCount) {

@@ -116,5 +116,24 @@ TEST(FormatJobRunTest, OutcomeItemsErrorAndDetail) {
   EXPECT_EQ(FormatJobRun(run), "nightly: failed, 2 items — upstream 502\n{\n  \"days\": 1\n}\n");
 }
 
+TEST(FormatExtractionEstimateTest, SaysWhatExtractionCostsAndHowImportedHistoryIsAskedFor) {
+  json waiting = {{"messages", 20000}, {"batches", 715}, {"estimated_prompt_tokens", 2310000}, {"automatic", false},
+                  {"waiting_messages", 20000}, {"waiting_batches", 715}, {"daily_token_budget", 500000},
+                  {"max_batches_per_run", 20}, {"days_at_budget", 5}};
+  EXPECT_EQ(FormatExtractionEstimate(waiting),
+            "extraction: 715 batches, about 2310000 prompt tokens (estimated), for 20000 messages not extracted yet\n"
+            "  715 of the batches are imported history, which is extracted only when asked: `cilia jobs run extract "
+            "--backfill` (or backfill = true under [extraction]); then at most 20 batches a run, daily_token_budget "
+            "500000: about 5 days\n");
+  json automatic = waiting;
+  automatic["automatic"] = true;
+  automatic["daily_token_budget"] = 0;
+  automatic["days_at_budget"] = nullptr;
+  EXPECT_THAT(FormatExtractionEstimate(automatic),
+              ::testing::HasSubstr("  the extract job takes them in its next runs (at most 20 batches a run)\n"));
+  EXPECT_EQ(FormatExtractionEstimate({{"batches", 0}}), "extraction: nothing new to extract\n");
+  EXPECT_EQ(FormatExtractionEstimate(json()), "") << "a reply without one (an older server)";
+}
+
 }  // namespace
 }  // namespace cilia::app

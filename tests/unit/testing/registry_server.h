@@ -22,11 +22,14 @@ class RegistryServer {
  public:
   using Routes = std::function<void(api::ApiServer&, memory::Registry&)>;
 
-  explicit RegistryServer(const Routes& register_routes, UnixMs now = 1'780'000'000'000 /* 2026-05-28T20:26:40Z */)
+  // `configure` may change the config the registry opens with (a model, limits).
+  explicit RegistryServer(const Routes& register_routes, UnixMs now = 1'780'000'000'000 /* 2026-05-28T20:26:40Z */,
+                          const std::function<void(Config&)>& configure = {})
       : clock_(now) {
     Config config;
     config.server.data_dir = dir_.path();
     config.server.time_zone = "Asia/Shanghai";
+    if (configure) configure(config);
     registry_ = Must(memory::Registry::Open(config, clock_));
     keys_ = Must(store::KeyStore::Open(dir_.Sub("system.db"), clock_));
     reader = Key("default", "memory:read");
@@ -38,14 +41,16 @@ class RegistryServer {
     options.threads = 4;
     server_ = std::make_unique<api::ApiServer>(options, api::Authenticator(keys_.get(), ""));
     register_routes(*server_, *registry_);
-    int port = Must(server_->Start({"127.0.0.1", 0}));
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
+    port_ = Must(server_->Start({"127.0.0.1", 0}));
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
   }
 
   httplib::Client& client() { return *client_; }
+  int port() const { return port_; }  // for a client of one's own (one per thread)
   static httplib::Headers As(const std::string& secret) { return {{"Authorization", "Bearer " + secret}}; }
   memory::Namespace& ns(const std::string& name = "default") { return *Must(registry_->Get(name)); }
   FakeClock& clock() { return clock_; }
+  const Config& config() const { return registry_->config(); }
 
   // Keys of namespace "default" with one scope each, and an admin of "other".
   std::string reader, writer, admin, chat, other_admin;
@@ -62,6 +67,7 @@ class RegistryServer {
 
   TempDir dir_;
   FakeClock clock_;
+  int port_ = 0;
   std::unique_ptr<memory::Registry> registry_;
   std::unique_ptr<store::KeyStore> keys_;
   std::unique_ptr<api::ApiServer> server_;

@@ -57,7 +57,12 @@ function transfer() {
     const chosen = file.files[0];
     if (!chosen) throw new Error(t('settings.choose_file'));
     const reply = await api(`/v1/import?format=${enc(format.value)}&name=${enc(chosen.name)}`, { body: chosen });
-    result.replaceChildren(h('p', { class: 'notice' }, t('settings.imported', reply)));
+    const cost = reply.extraction;
+    result.replaceChildren(h('p', { class: 'notice' }, t('settings.imported', reply)),
+      ...(cost && cost.batches > 0
+        ? [h('p', { class: 'small muted' }, t('settings.import_cost', { batches: cost.batches, tokens: cost.estimated_prompt_tokens }),
+            ' ', t(cost.automatic ? 'settings.import_automatic' : 'settings.import_waits'))]
+        : []));
   }, { kind: 'primary' });
   const exportButton = actionButton(t('settings.export'), async () => {
     const res = await api('/v1/export', { raw: true });
