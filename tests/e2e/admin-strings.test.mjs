@@ -26,7 +26,7 @@ const FAMILIES = {
   role: ['user', 'assistant', 'system'],
   author: ['owner', 'agent', 'extractor'],
   job: ['extract', 'nightly', 'retention', 'reindex'],
-  outcome: ['running', 'ok', 'skipped', 'failed'],
+  outcome: ['running', 'ok', 'partial', 'skipped', 'failed'],
   started_by: ['schedule', 'manual'],
   format: ['auto', 'cilia', 'jsonl', 'chatgpt', 'claude', 'chatbox', 'sillytavern'],
   nav: ['today', 'review', 'memories', 'archive', 'curated', 'usage', 'settings', 'more'],
