@@ -66,14 +66,14 @@ test('an import says what extraction costs; imported history waits until --backf
   const { server, extractionCalls } = await costServer(t);
   // 3 conversations of 12 messages, batches of 10 with an overlap of 2: 10 new, then 2 new, each.
   const file = await fileForTest(t, 'history.jsonl', history(3, 12));
-  const imported = await runCli(['import', file], { dataDir: server.dataDir });
+  const imported = await runCli(['import', file], { dataDir: server.dataDir, env: { CILIA_API_KEY: server.key } });
   assert.equal(imported.code, 0, imported.stderr);
   assert.match(imported.stdout, /36 messages stored/);
   assert.match(imported.stdout, /^extraction: 6 batches, about \d+ prompt tokens \(estimated\), for 36 messages not extracted yet$/m);
   assert.match(imported.stdout, /6 of the batches are imported history, which is extracted only when asked: `cilia jobs run extract --backfill`/);
   // The same figures over HTTP (a second import of the same file stores nothing new, and the
   // messages are still waiting).
-  const again = await runCli(['import', file, '--json'], { dataDir: server.dataDir });
+  const again = await runCli(['import', file, '--json'], { dataDir: server.dataDir, env: { CILIA_API_KEY: server.key } });
   assert.equal(again.code, 0, again.stderr);
   const estimate = JSON.parse(again.stdout).extraction;
   assert.equal(estimate.batches, 6, again.stdout);
@@ -96,7 +96,7 @@ test('an import says what extraction costs; imported history waits until --backf
   assert.equal((await extractionCalls()).length, 1);
 
   // The owner asks: at most 2 batches a run, and the next runs go on without being asked again.
-  const backfill = await runCli(['jobs', 'run', 'extract', '--backfill', '--json'], { dataDir: server.dataDir });
+  const backfill = await runCli(['jobs', 'run', 'extract', '--backfill', '--json'], { dataDir: server.dataDir, env: { CILIA_API_KEY: server.key } });
   assert.equal(backfill.code, 0, backfill.stderr);
   const asked = JSON.parse(backfill.stdout);
   assert.equal(asked.detail.backfill, true, backfill.stdout);
@@ -120,7 +120,7 @@ test('an import says what extraction costs; imported history waits until --backf
   t.diagnostic(`estimated ${estimate.estimated_prompt_tokens} prompt tokens, the fake upstream reported ${tokens} (${ratio.toFixed(3)})`);
   assert.ok(ratio > 0.85 && ratio < 1.25, `estimate ${estimate.estimated_prompt_tokens} vs reported ${tokens}`);
 
-  const nothingLeft = JSON.parse((await runCli(['import', file, '--json'], { dataDir: server.dataDir })).stdout).extraction;
+  const nothingLeft = JSON.parse((await runCli(['import', file, '--json'], { dataDir: server.dataDir, env: { CILIA_API_KEY: server.key } })).stdout).extraction;
   assert.equal(nothingLeft.batches, 0);
   assert.equal(nothingLeft.automatic, true);
 });
