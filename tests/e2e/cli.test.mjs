@@ -1,13 +1,13 @@
 // The command line: version, ingest, recall, search, export/import, config errors, and the
 // commands beside a running server (through its HTTP API).
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import test from 'node:test';
 
 import { gatewayConfig, MODELS, startFakeUpstream } from './lib/gateway.mjs';
-import { dataDirForTest, makeTempDir, metricValue, removeDir, repoRoot, runCli, serverForTest } from './lib/server.mjs';
+import { dataDirForTest, fileForTest, metricValue, repoRoot, runCli, serverForTest } from './lib/server.mjs';
 
 const CONVERSATIONS = [
   {
@@ -29,15 +29,6 @@ const CONVERSATIONS = [
 ];
 
 const jsonl = (objects) => objects.map((o) => JSON.stringify(o)).join('\n') + '\n';
-
-// A file outside every data dir, removed after the test.
-async function fileForTest(t, name, content) {
-  const dir = await makeTempDir('cilia-e2e-files-');
-  t.after(() => removeDir(dir));
-  const file = join(dir, name);
-  await writeFile(file, content);
-  return file;
-}
 
 async function ingestFixture(t, dataDir) {
   const file = await fileForTest(t, 'fixture.jsonl', jsonl(CONVERSATIONS));

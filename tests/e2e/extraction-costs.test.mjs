@@ -4,12 +4,10 @@
 // --backfill` starts it, later runs go on within max_batches_per_run, and the calls the fake
 // upstream saw are the ones the estimate named. A daily budget stops a run, and doctor says so.
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import test from 'node:test';
 
 import { gatewayConfig, startFakeUpstream } from './lib/gateway.mjs';
-import { makeTempDir, removeDir, runCli, serverForTest } from './lib/server.mjs';
+import { fileForTest, runCli, serverForTest } from './lib/server.mjs';
 
 const EXTRACTION = { match: 'You excerpt memories', reply: '{"items": []}' };
 
@@ -30,14 +28,6 @@ function history(conversations, messages, { stall } = {}) {
     }));
   }
   return lines.join('\n') + '\n';
-}
-
-async function fileForTest(t, name, content) {
-  const dir = await makeTempDir('cilia-e2e-files-');
-  t.after(() => removeDir(dir));
-  const file = join(dir, name);
-  await writeFile(file, content);
-  return file;
 }
 
 async function costServer(t, env = {}) {

@@ -16,6 +16,15 @@ export function binaryExists() {
   return existsSync(ciliaBin);
 }
 
+// A file outside every data dir, removed after the test.
+export async function fileForTest(t, name, content) {
+  const dir = await makeTempDir('cilia-e2e-files-');
+  t.after(() => removeDir(dir));
+  const file = join(dir, name);
+  await writeFile(file, content);
+  return file;
+}
+
 export async function makeTempDir(prefix = 'cilia-e2e-') {
   return mkdtemp(join(tmpdir(), prefix));
 }
