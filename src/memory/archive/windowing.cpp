@@ -89,7 +89,11 @@ std::vector<StoredSpan> ParseSpans(const std::string& spans_json) {
   nlohmann::json j = nlohmann::json::parse(spans_json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_array()) return out;
   for (const auto& e : j) {
-    if (!e.is_array() || e.size() != 3) continue;
+    // Spans are written by MakeWindow, but a damaged row must not throw.
+    if (!e.is_array() || e.size() != 3 || !e[0].is_number_integer() || !e[1].is_number_unsigned() ||
+        !e[2].is_number_unsigned()) {
+      continue;
+    }
     out.push_back({e[0].get<int64_t>(), e[1].get<size_t>(), e[2].get<size_t>()});
   }
   return out;

@@ -112,6 +112,16 @@ TEST(MakeWindow, BodyJoinsSegmentsAndSpansNameMessages) {
   EXPECT_EQ(w.last_seq, 1);
 }
 
+TEST(ParseSpans, SkipsEntriesThatAreNotThreeWholeNumbersInsteadOfThrowing) {
+  const auto spans = ParseSpans(R"([[1,0,5],["x",1,2],[2,-1,3],[3,1.5,2],[4,0],null,[5,2,9]])");
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(spans[0].message_id, 1);
+  EXPECT_EQ(spans[1].message_id, 5);
+  EXPECT_EQ(spans[1].end, 9u);
+  EXPECT_TRUE(ParseSpans("not json").empty());
+  EXPECT_TRUE(ParseSpans(R"({"a":1})").empty());
+}
+
 TEST(MakeWindow, ASpeakerIsIndexedOncePerMessageStartingInTheWindow) {
   // Three sentences of ~200 characters make three segments of one message.
   const std::string sentence = Repeat("word ", 40) + "end. ";
