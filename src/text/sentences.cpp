@@ -139,4 +139,13 @@ std::vector<Span> SplitSegments(std::u32string_view text, size_t max_cp) {
   return segments;
 }
 
+bool IsQuestion(std::u32string_view sentence) {
+  while (!sentence.empty() && IsWhitespace(sentence.back())) sentence.remove_suffix(1);
+  if (sentence.empty()) return false;
+  const char32_t last = sentence.back();
+  if (last == U'?' || last == U'？') return true;
+  if (last == U'。' || last == U'.' || last == U'！' || last == U'!') sentence.remove_suffix(1);
+  return !sentence.empty() && (sentence.back() == U'吗' || sentence.back() == U'呢');
+}
+
 }  // namespace cilia::text

@@ -40,4 +40,10 @@ std::vector<Span> SplitSentences(std::u32string_view text);
 // and cover every non-whitespace code point of `text` exactly once.
 std::vector<Span> SplitSegments(std::u32string_view text, size_t max_cp = kMaxSegmentCodePoints);
 
+// Whether `sentence` asks, by its end mark (?, ？) or its Chinese particle
+// (吗, 呢, before an optional 。.！!), trailing whitespace ignored. Recall and
+// the menu put what is stated before what is asked: "我家猫叫什么？" asks
+// what "叫糯米" says.
+bool IsQuestion(std::u32string_view sentence);
+
 }  // namespace cilia::text

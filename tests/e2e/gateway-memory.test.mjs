@@ -399,6 +399,25 @@ describe('the menu', () => {
     const [future] = await upstreamRequestsWith(gw.upstream, planning);
     assert.ok(menuOf(future.body).some((line) => line.includes('Porto half marathon')), `a future time word filters nothing: ${turnContextOf(future.body)}`);
   });
+
+  test('recall too: the statement before a newer question and the reply that says it back', async (t) => {
+    const gw = await openGateway();
+    t.after(() => gw.stop());
+    if (gw.skip) return t.skip(gw.skip);
+    const pet = `Mochi${uniqueId('x').slice(2)}`;
+    const told = uniqueId('told');
+    await say(gw, 'openai', `My cat ${pet} sleeps on the piano every afternoon.`, { conversation: told });
+    // Asked later, and answered from memory: that conversation holds the words twice and is newer.
+    const asked = uniqueId('asked');
+    await gw.upstream.script([{ match: asked, reply: `Your cat ${pet} sleeps on the piano every afternoon!` }]);
+    await say(gw, 'openai', `${asked}: where does my cat ${pet} sleep every afternoon?`, { conversation: asked });
+    const query = `where does my cat ${pet} sleep every afternoon`;
+    assert.ok((await waitUntilSearchable(gw, query, asked)).length, 'the question is searchable');
+    const found = await waitUntilSearchable(gw, query, 'sleeps on the piano');
+    assert.ok(found.length >= 2, `both conversations found: ${JSON.stringify(found.map((r) => r.text))}`);
+    assert.match(found[0].text, new RegExp(`My cat ${pet} sleeps on the piano`), `the statement first: ${found[0].text}`);
+    assert.ok(found.findIndex((r) => r.text.includes(asked)) > 0, 'the question after it');
+  });
 });
 
 describe('feature switches', () => {

@@ -19,6 +19,7 @@
 #include "memory/excerpts/excerpts.h"
 #include "memory/public_id.h"
 #include "memory/recall/recall.h"
+#include "memory/recall/recall_stages.h"
 #include "store/excerpt_repo.h"
 #include "store/message_repo.h"
 #include "store/window_repo.h"
@@ -57,15 +58,6 @@ std::string MenuQuery(const MenuRequest& request, UnixMs now, const TimeZone& tz
   for (size_t i = request.user_texts.size(); i-- > 1;) add_context(request.user_texts[i - 1]);
   add_context(request.previous_assistant);
   return query;
-}
-
-// The query's words that the archive holds, stop words left out, as the
-// lexical lane chooses them.
-std::unordered_set<std::string> QueryTerms(Namespace& ns, std::string_view query) {
-  const index::LexicalTerms chosen = index::ChooseTerms(ns.words(), query);
-  std::unordered_set<std::string> terms(chosen.terms.begin(), chosen.terms.end());
-  terms.insert(chosen.dropped.begin(), chosen.dropped.end());
-  return terms;
 }
 
 struct QuestionTerms {
@@ -142,17 +134,6 @@ bool TellsNothingNew(std::u32string_view sentence, const std::unordered_set<std:
   return !news;
 }
 
-// A question, by its end mark or its Chinese particle: lines that state
-// something go before lines that ask it ("我家猫叫什么" asks what "叫糯米" says).
-bool IsQuestion(std::u32string_view sentence) {
-  while (!sentence.empty() && text::IsWhitespace(sentence.back())) sentence.remove_suffix(1);
-  if (sentence.empty()) return false;
-  const char32_t last = sentence.back();
-  if (last == U'?' || last == U'？') return true;
-  if (last == U'。' || last == U'.' || last == U'！' || last == U'!') sentence.remove_suffix(1);
-  return !sentence.empty() && (sentence.back() == U'吗' || sentence.back() == U'呢');
-}
-
 std::u32string CollapseWhitespace(std::u32string_view s) {
   std::u32string out;
   for (char32_t c : s) {
@@ -181,7 +162,7 @@ std::u32string BestSentence(std::string_view body, const std::unordered_set<std:
       std::string w(word);
       if (terms.count(w)) shared.insert(std::move(w));
     });
-    const bool asks = IsQuestion(sentence);
+    const bool asks = text::IsQuestion(sentence);
     if (shared.size() > best_shared || (shared.size() == best_shared && best_shared > 0 && best_asks && !asks)) {
       best = sentence;
       best_shared = shared.size();
@@ -299,7 +280,7 @@ Result<Menu> BuildMenu(Namespace& ns, const MenuRequest& request) {
       }
       sources.insert(result.message_ids.begin(), result.message_ids.end());
       Candidate c;
-      c.asks = IsQuestion(sentence);
+      c.asks = text::IsQuestion(sentence);
       c.line = LineOf(result, sentence, request, now, ns.tz());
       if (!c.line.text.empty()) candidates.push_back(std::move(c));
     }

@@ -108,7 +108,11 @@ Result<RecallReply> Recall(Namespace& ns, const RecallRequest& req, bool count_a
   CILIA_ASSIGN_OR_RETURN(LaneHits lanes, RunLanes(ns, plan, allowed));
   const std::vector<index::FusedHit> ranked =
       RankHits(plan, lanes, ranking, [&ns](int64_t id) { return ns.GetWindowMeta(id); });
-  CILIA_ASSIGN_OR_RETURN(const Selection selection, SelectGroups(ns, plan, allowed, ranked));
+  // Statements first: a few groups past the limit are read, so that one
+  // below a question about it can take its place.
+  const bool weigh = !plan.exact && !plan.span_only;
+  CILIA_ASSIGN_OR_RETURN(Selection selection, SelectGroups(ns, plan, allowed, ranked, weigh ? kAskedSlack : 0));
+  if (weigh) WeighAsked(selection, QueryTerms(ns, plan.lexical_text), plan.limit);
   CILIA_ASSIGN_OR_RETURN(std::vector<RecallResult> excerpts,
                          RecallExcerpts(ns, ExcerptQueryFor(plan, allowed, lanes, ranking)));
   std::vector<RecallResult> windows = RenderSelection(selection, ns.tz());

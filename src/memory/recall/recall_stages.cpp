@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "core/executor.h"
 #include "index/lexical.h"
 #include "memory/archive/archive.h"
 #include "memory/archive/windowing.h"
 #include "memory/recall/excerpt_recall.h"
+#include "text/segmenter.h"
+#include "text/sentences.h"
 #include "text/utf8.h"
 
 namespace cilia::memory {
@@ -272,7 +275,7 @@ void AddWindow(WindowGroup& g, ReadWindow w) {
 }  // namespace
 
 Result<Selection> SelectGroups(Namespace& ns, const RecallPlan& plan, const AllowedWindows& allowed,
-                               const std::vector<index::FusedHit>& ranked) {
+                               const std::vector<index::FusedHit>& ranked, int slack) {
   const index::RankingOptions& ranking = ns.options().ranking;
   const TimeZone& tz = ns.tz();
   Selection out;
@@ -281,7 +284,8 @@ Result<Selection> SelectGroups(Namespace& ns, const RecallPlan& plan, const Allo
     store::WindowRepo windows(db);
     store::MessageRepo message_repo(db);
     for (const auto& h : ranked) {
-      if (static_cast<int>(out.groups.size()) >= plan.limit) break;
+      const bool past_limit = static_cast<int>(out.groups.size()) >= plan.limit;
+      if (static_cast<int>(out.groups.size()) >= plan.limit + std::max(slack, 0)) break;
       CILIA_ASSIGN_OR_RETURN(auto stored, windows.Get(h.id));
       if (!stored) continue;
       if (plan.exact && !index::ContainsForMatch(stored->body, plan.query)) continue;
@@ -292,7 +296,11 @@ Result<Selection> SelectGroups(Namespace& ns, const RecallPlan& plan, const Allo
         return g.chars + w.chars <= ranking.max_merged_chars && Overlaps(g, w);
       });
       if (merged != out.groups.end()) {
-        AddWindow(*merged, std::move(w));
+        if (!past_limit) AddWindow(*merged, std::move(w));
+        continue;
+      }
+      if (past_limit && std::any_of(out.groups.begin(), out.groups.end(),
+                                    [&](const WindowGroup& g) { return Overlaps(g, w); })) {
         continue;
       }
       if (!allowed.filter().conversation_row) {
@@ -327,6 +335,114 @@ Status ReadSources(store::Database& db, Selection& selection) {
     }
   }
   return Status::Ok();
+}
+
+// ---- weigh -----------------------------------------------------------------
+
+std::unordered_set<std::string> QueryTerms(Namespace& ns, std::string_view query) {
+  const index::LexicalTerms chosen = index::ChooseTerms(ns.words(), query);
+  std::unordered_set<std::string> terms(chosen.terms.begin(), chosen.terms.end());
+  terms.insert(chosen.dropped.begin(), chosen.dropped.end());
+  return terms;
+}
+
+namespace {
+
+// A message as the group quotes it: the text of its spans there.
+struct QuotedMessage {
+  const store::MessageRecord* record;
+  std::u32string text;
+};
+
+std::vector<QuotedMessage> QuotedInOrder(const WindowGroup& group,
+                                         const std::unordered_map<int64_t, store::MessageRecord>& messages) {
+  struct Piece {
+    const store::MessageRecord* record;
+    size_t begin;
+    size_t end;
+  };
+  std::vector<Piece> pieces;
+  for (const store::WindowRecord& w : group.windows) {
+    for (const StoredSpan& s : ParseSpans(w.spans)) {
+      auto it = messages.find(s.message_id);
+      if (it != messages.end()) pieces.push_back({&it->second, s.begin, s.end});
+    }
+  }
+  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+    return std::tie(a.record->seq, a.begin) < std::tie(b.record->seq, b.begin);
+  });
+  std::vector<QuotedMessage> out;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (i > 0 && pieces[i].record == pieces[i - 1].record && pieces[i].begin == pieces[i - 1].begin) continue;
+    if (out.empty() || out.back().record != pieces[i].record) out.push_back({pieces[i].record, {}});
+    const std::u32string cps = text::DecodeUtf8(pieces[i].record->text);
+    if (!out.back().text.empty()) out.back().text += U'\n';
+    out.back().text += std::u32string_view(cps).substr(pieces[i].begin, pieces[i].end - pieces[i].begin);
+  }
+  return out;
+}
+
+bool HoldsTerm(std::u32string_view sentence, const std::unordered_set<std::string>& terms) {
+  bool holds = false;
+  text::WordSegmenter::Get().ForEachWord(text::EncodeUtf8(sentence), [&](std::string_view word) {
+    holds = holds || terms.count(std::string(word)) > 0;
+  });
+  return holds;
+}
+
+struct Matched {
+  bool holds = false;  // a sentence holds a query term
+  bool asks = false;   // and every such sentence is a question
+};
+
+Matched MatchOf(std::u32string_view message, const std::unordered_set<std::string>& terms) {
+  Matched m;
+  bool stated = false;
+  for (const text::Span& span : text::SplitSentences(message)) {
+    const std::u32string_view sentence = message.substr(span.begin, span.size());
+    if (!HoldsTerm(sentence, terms)) continue;
+    m.holds = true;
+    stated = stated || !text::IsQuestion(sentence);
+  }
+  m.asks = m.holds && !stated;
+  return m;
+}
+
+// The model a person talks with. A named speaker of that role is a person
+// (two people's chat, ingested as user and assistant) or a character: its
+// words are taken as said.
+bool IsAssistant(const store::MessageRecord& m) { return m.role == "assistant" && m.name.empty(); }
+
+}  // namespace
+
+bool OnlyAsked(const WindowGroup& group, const std::unordered_map<int64_t, store::MessageRecord>& messages,
+               const std::unordered_set<std::string>& terms) {
+  const std::vector<QuotedMessage> quoted = QuotedInOrder(group, messages);
+  std::vector<Matched> matched;
+  for (const QuotedMessage& q : quoted) matched.push_back(MatchOf(q.text, terms));
+  bool any = false;
+  for (size_t i = 0; i < quoted.size(); ++i) {
+    if (!matched[i].holds) continue;
+    any = true;
+    const store::MessageRecord& m = *quoted[i].record;
+    const store::MessageRecord* partner =
+        i + 1 < quoted.size() ? quoted[i + 1].record : (i > 0 ? quoted[i - 1].record : nullptr);
+    const bool asks_assistant = m.role == "user" && matched[i].asks && partner && IsAssistant(*partner);
+    const bool says_back = IsAssistant(m) && i > 0 && quoted[i - 1].record->role == "user" && matched[i - 1].asks;
+    if (!asks_assistant && !says_back) return false;
+  }
+  return any;
+}
+
+void WeighAsked(Selection& selection, const std::unordered_set<std::string>& terms, int limit) {
+  if (!terms.empty()) {
+    for (WindowGroup& g : selection.groups) {
+      if (OnlyAsked(g, selection.messages, terms)) g.score *= kAskedWeight;
+    }
+    std::stable_sort(selection.groups.begin(), selection.groups.end(),
+                     [](const WindowGroup& a, const WindowGroup& b) { return a.score > b.score; });
+  }
+  if (static_cast<int>(selection.groups.size()) > limit) selection.groups.resize(static_cast<size_t>(std::max(limit, 0)));
 }
 
 // ---- render ----------------------------------------------------------------

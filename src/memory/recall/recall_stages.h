@@ -6,6 +6,7 @@
 //   lanes     the vector and lexical lanes (beside each other), or a span's windows
 //   rank      fused by weighted RRF, times recency and access, floors applied
 //   select    the ranking walked: exact hits verified, overlaps merged, days capped
+//   weigh     statements before what only asks about them
 //   render    each selection as verbatim text with header and speaker labels
 //   join      the excerpt lane's results merged in by score
 //   record    a real recall's access counts and log
@@ -17,6 +18,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -164,9 +166,34 @@ Status ReadSources(store::Database& db, Selection& selection);
 // span has a message in it; merges a window into a group it overlaps (up to
 // max_merged_chars); keeps at most per_conversation_day_cap groups per
 // conversation and day unless one conversation is asked (per day, whatever
-// the conversation, for a span's windows).
+// the conversation, for a span's windows). Past the plan's limit it goes on
+// for `slack` more groups, merging nothing more into the first ones (their
+// text stays what it would be without the slack).
 Result<Selection> SelectGroups(Namespace& ns, const RecallPlan& plan, const AllowedWindows& allowed,
-                               const std::vector<index::FusedHit>& ranked);
+                               const std::vector<index::FusedHit>& ranked, int slack = 0);
+
+// ---- weigh -----------------------------------------------------------------
+
+// The query's words that the archive holds, stop words left out, as the
+// lexical lane chooses them.
+std::unordered_set<std::string> QueryTerms(Namespace& ns, std::string_view query);
+
+// What the owner stated goes before what was only asked about it: a user's
+// question put to the assistant ("我家猫叫什么？") and the assistant's reply
+// that says the asked words back ("你家猫叫糯米呀") come after the message
+// that said it ("我家猫叫糯米"). A group whose every message holding a query
+// term is one of those scores kAskedWeight times its score. The assistant is
+// a speaker of role "assistant" without a name; between named speakers (two
+// people, a character) a question and its answer are taken as said.
+inline constexpr double kAskedWeight = 0.6;
+// Groups selected past the limit, so that a statement just below it can move up.
+inline constexpr int kAskedSlack = 3;
+
+bool OnlyAsked(const WindowGroup& group, const std::unordered_map<int64_t, store::MessageRecord>& messages,
+               const std::unordered_set<std::string>& terms);
+// Weighs the groups (their messages read), sorts them best first again and
+// keeps at most `limit`.
+void WeighAsked(Selection& selection, const std::unordered_set<std::string>& terms, int limit);
 
 // ---- render ----------------------------------------------------------------
 

@@ -182,5 +182,16 @@ TEST(SplitSegments, InvariantsHoldOnRandomTextOfTrickyCharacters) {
 
 TEST(SplitSegments, ZeroLimitIsTakenAsOne) { EXPECT_THAT(Segments("ab c", 0), ElementsAre("a", "b", "c")); }
 
+TEST(IsQuestion, ByEndMarkOrChineseParticle) {
+  EXPECT_TRUE(IsQuestion(U"我家猫叫什么？"));
+  EXPECT_TRUE(IsQuestion(U"What is my cat called?  \n"));
+  EXPECT_TRUE(IsQuestion(U"你还记得吗"));
+  EXPECT_TRUE(IsQuestion(U"她叫什么呢。"));
+  EXPECT_FALSE(IsQuestion(U"我家猫叫糯米。"));
+  EXPECT_FALSE(IsQuestion(U"吗啡是一种药"));
+  EXPECT_FALSE(IsQuestion(U""));
+  EXPECT_FALSE(IsQuestion(U"  "));
+}
+
 }  // namespace
 }  // namespace cilia::text

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/executor.h"
+#include "ingest/ingest_request.h"
 #include "memory/archive/archive.h"
 #include "testing/spoken_conversation.h"
 #include "testing/test_namespace.h"
@@ -299,6 +302,136 @@ TEST_F(RecallStagesTest, SelectVerifiesExactHits) {
   Selection selection = Select(plan, allowed);
   ASSERT_EQ(selection.groups.size(), 1u);
   EXPECT_EQ(ConversationOf(selection.groups[0].windows[0].id), "a");
+}
+
+// ---- weigh -----------------------------------------------------------------
+
+// The same fact told once and asked about later: the later window holds the
+// question's words twice over (the question, and the reply saying them back)
+// and is the newer, so it ranks first until the weighing. The assistant is
+// the model, stored without a name as the gateway stores it.
+class WeighAskedTest : public RecallStagesTest {
+ protected:
+  struct Row {
+    std::string id, role, name, text, at;
+  };
+  void IngestChat(const std::string& conversation, const std::vector<Row>& rows) {
+    ingest::IngestConversation c;
+    c.conversation_id = conversation;
+    for (const Row& r : rows) {
+      ingest::IngestMessage m;
+      m.id = r.id;
+      m.role = r.role;
+      m.name = r.name;
+      m.content = r.text;
+      m.created_at_ms = At(r.at.c_str());
+      c.messages.push_back(std::move(m));
+    }
+    Archive archive(t_.ns());
+    auto stored = archive.Store(c);
+    ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+    ASSERT_TRUE(archive.IndexConversation(stored->conversation_row).ok());
+  }
+  void IngestToldThenAsked() {
+    IngestChat("told", {{"t1", "user", "", "我家猫叫糯米，今年三岁了，特别黏人。", "2026-05-02T20:00:00+08:00"},
+                        {"t2", "assistant", "", "糯米这个名字真可爱！", "2026-05-02T20:00:10+08:00"}});
+    IngestChat("asked", {{"a1", "user", "", "我家猫叫什么来着？", "2026-06-19T21:00:00+08:00"},
+                         {"a2", "assistant", "", "你家猫叫糯米呀，三岁的那只黏人小猫。", "2026-06-19T21:00:10+08:00"}});
+  }
+  Selection SelectWeighed(const std::string& query, int slack) {
+    RecallPlan plan = Plan(query);
+    AllowedWindows allowed = Allowed(plan);
+    LaneHits lanes = Lanes(plan, allowed);
+    auto ranked = RankHits(plan, lanes, t_.ns().options().ranking, [&](int64_t id) { return t_.ns().GetWindowMeta(id); });
+    auto selection = SelectGroups(t_.ns(), plan, allowed, ranked, slack);
+    EXPECT_TRUE(selection.ok()) << selection.status().ToString();
+    return std::move(*selection);
+  }
+  // Whether each selected group's conversation is weighed down.
+  std::map<std::string, bool> Asked(const std::string& query) {
+    Selection selection = SelectWeighed(query, kAskedSlack);
+    const auto terms = QueryTerms(t_.ns(), query);
+    std::map<std::string, bool> out;
+    for (const WindowGroup& g : selection.groups) {
+      out[ConversationOf(g.windows[0].id)] = OnlyAsked(g, selection.messages, terms);
+    }
+    return out;
+  }
+};
+
+TEST_F(WeighAskedTest, TheStatementComesBeforeTheQuestionAndTheReplySayingItBack) {
+  IngestToldThenAsked();
+  Selection selection = SelectWeighed("我家猫叫什么", kAskedSlack);
+  ASSERT_EQ(selection.groups.size(), 2u);
+  ASSERT_EQ(ConversationOf(selection.groups[0].windows[0].id), "asked");  // before the weighing
+  const auto terms = QueryTerms(t_.ns(), "我家猫叫什么");
+  EXPECT_TRUE(OnlyAsked(selection.groups[0], selection.messages, terms));
+  EXPECT_FALSE(OnlyAsked(selection.groups[1], selection.messages, terms));
+  const double asked_score = selection.groups[0].score;
+  WeighAsked(selection, terms, 1);
+  ASSERT_EQ(selection.groups.size(), 1u);
+  EXPECT_EQ(ConversationOf(selection.groups[0].windows[0].id), "told");
+
+  // Through Recall as a whole.
+  RecallRequest req;
+  req.query = "我家猫叫什么";
+  req.limit = 1;
+  req.now = At("2026-06-20T12:00:00+08:00");
+  auto reply = Recall(t_.ns(), req, false);
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  ASSERT_EQ(reply->results.size(), 1u);
+  EXPECT_EQ(reply->results[0].conversation_id, "told");
+  EXPECT_LT(reply->results[0].score, asked_score);
+}
+
+TEST_F(WeighAskedTest, AQuestionToTheAssistantIsWeighedDownEvenUnanswered) {
+  IngestChat("forgot", {{"f1", "user", "", "你还记得我家猫叫什么吗？", "2026-06-19T21:00:00+08:00"},
+                        {"f2", "assistant", "", "抱歉，我不记得了，可以再告诉我一次吗", "2026-06-19T21:00:10+08:00"}});
+  IngestChat("said", {{"s1", "user", "", "我家猫叫糯米。", "2026-06-01T21:00:00+08:00"}});
+  EXPECT_EQ(Asked("我家猫叫什么"), (std::map<std::string, bool>{{"forgot", true}, {"said", false}}));
+}
+
+TEST_F(WeighAskedTest, StatementsBesideAQuestionAndAnswersBetweenPeopleAreTakenAsSaid) {
+  // The user's own statement of the same words beside the question.
+  IngestChat("beside", {{"b1", "user", "", "周末我去了海边。你周末做了什么？", "2026-06-18T21:00:00+08:00"},
+                        {"b2", "assistant", "", "我一直在这里陪你呀。", "2026-06-18T21:00:10+08:00"}});
+  // Two people ingested as user and assistant, named: a question and its answer are what they said.
+  IngestChat("people", {{"p1", "user", "阿杰", "你周末去哪儿了？", "2026-06-17T21:00:00+08:00"},
+                        {"p2", "assistant", "小周", "周末在公司加班。", "2026-06-17T21:00:10+08:00"}});
+  // The assistant's reply to a question put to it, holding the asked words: weighed down too
+  // (whether the reply came from memory cannot be told from its text).
+  IngestChat("answered", {{"q1", "user", "", "周末天气怎么样？", "2026-06-16T21:00:00+08:00"},
+                          {"q2", "assistant", "", "周末有雨，记得带伞。", "2026-06-16T21:00:10+08:00"}});
+  const auto asked = Asked("周末");
+  EXPECT_EQ(asked.at("beside"), false);
+  EXPECT_EQ(asked.at("people"), false);
+  EXPECT_EQ(asked.at("answered"), true);
+}
+
+TEST_F(WeighAskedTest, SlackAddsGroupsButLeavesTheFirstOnesAsTheyWere) {
+  std::vector<Msg> msgs;
+  for (int i = 0; i < 8; ++i) {
+    msgs.emplace_back("m" + std::to_string(i), i % 2 ? "AI" : "阿杰",
+                      "marmalade note " + std::to_string(i) + " " + std::string(300, 'a' + i) + ".",
+                      "2026-06-1" + std::to_string(i) + "T10:00:00+08:00");
+  }
+  Ingest("notes", msgs);
+  RecallPlan plan = Plan("marmalade");
+  plan.limit = 2;
+  AllowedWindows allowed = Allowed(plan);
+  LaneHits lanes = Lanes(plan, allowed);
+  auto ranked = RankHits(plan, lanes, t_.ns().options().ranking, [&](int64_t id) { return t_.ns().GetWindowMeta(id); });
+  auto without = SelectGroups(t_.ns(), plan, allowed, ranked, 0);
+  auto with = SelectGroups(t_.ns(), plan, allowed, ranked, 3);
+  ASSERT_TRUE(without.ok() && with.ok());
+  ASSERT_EQ(without->groups.size(), 2u);
+  ASSERT_GT(with->groups.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(with->groups[i].windows.size(), without->groups[i].windows.size());
+    for (size_t k = 0; k < with->groups[i].windows.size(); ++k) {
+      EXPECT_EQ(with->groups[i].windows[k].id, without->groups[i].windows[k].id);
+    }
+  }
 }
 
 // ---- join ------------------------------------------------------------------
