@@ -177,6 +177,39 @@ for (const kind of ['responses', 'chat']) {
   });
 }
 
+describe('recall rounds run before the filter', () => {
+  for (const kind of ['chat', 'anthropic']) {
+    for (const stream of [false, true]) {
+      test(`${kind} upstream${stream ? ', streamed' : ''}: the text around a recall round is filtered as one answer`, async (t) => {
+        const gw = gateways[kind];
+        if (gw.skip) return t.skip(gw.skip);
+        const client = openaiClient(gw, { key: await keyFor(kind, 'strip') });
+        const conversation = uniqueId('filters-recall');
+        const body = {
+          model: 'companion',
+          messages: [{ role: 'user', content: '[[reply:<think>look it up</think> Hello Claude. ]] [[tool:recall:{"query":"zebra"}]]' }],
+        };
+        let text = '';
+        if (stream) {
+          const chunks = await client.chat.completions.create({ ...body, stream: true }, inConversation(conversation));
+          for await (const chunk of chunks) {
+            assert.equal(chunk.choices[0]?.delta?.tool_calls, undefined, 'the recall call stays inside cilia');
+            text += chunk.choices[0]?.delta?.content ?? '';
+          }
+        } else {
+          const reply = await client.chat.completions.create(body, inConversation(conversation));
+          assert.equal(reply.choices[0].message.tool_calls, undefined);
+          text = reply.choices[0].message.content;
+        }
+        assert.ok(text.startsWith('Hi Cilia. '), text);
+        assert.ok(text.includes('tool result: '), `the second round's answer follows: ${text}`);
+        assert.ok(!text.includes('think'), text);
+        assert.equal(await assistantStored(gw, conversation), text);
+      });
+    }
+  }
+});
+
 describe('the wire as it is', () => {
   test('a stripped OpenAI stream carries no reasoning field and ends with [DONE]', async (t) => {
     const gw = gateways.chat;
