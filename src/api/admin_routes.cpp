@@ -147,6 +147,13 @@ Result<json> DayJson(memory::Namespace& ns, CivilDate day) {
   return json{{"day", day.ToString()}, {"conversations", std::move(list)}};
 }
 
+// [gateway] rewrite as it is written in the file: [["from", "to"], …].
+json RewritePairs(const std::vector<RewriteRule>& rules) {
+  json pairs = json::array();
+  for (const RewriteRule& rule : rules) pairs.push_back(json::array({rule.from, rule.to}));
+  return pairs;
+}
+
 }  // namespace
 
 const AdminAsset* FindAdminAsset(std::string_view path) {
@@ -215,7 +222,11 @@ json SettingsConfigJson(const Config& c) {
         {"default_limit", c.retrieval.default_limit},
         {"max_limit", c.retrieval.max_limit}}},
       {"features",
-       {{"memory", c.features.memory}, {"recall_tool", c.features.recall_tool}, {"compression", c.features.compression}}},
+       {{"memory", c.features.memory},
+        {"recall_tool", c.features.recall_tool},
+        {"compression", c.features.compression},
+        {"strip_reasoning", c.features.strip_reasoning},
+        {"rewrite", c.features.rewrite}}},
       {"gateway",
        {{"recall_rounds", c.gateway.recall_rounds},
         {"recall_results", c.gateway.recall_results},
@@ -229,7 +240,8 @@ json SettingsConfigJson(const Config& c) {
         {"compression_keep_tokens", c.gateway.compression_keep_tokens},
         {"keepalive_s", c.gateway.keepalive_s},
         {"cache_ttl", c.gateway.cache_ttl},
-        {"chat_model_sees_images", c.gateway.chat_model_sees_images}}},
+        {"chat_model_sees_images", c.gateway.chat_model_sees_images},
+        {"rewrite", RewritePairs(c.gateway.rewrite)}}},
       {"extraction",
        {{"interval_minutes", c.extraction.interval_minutes},
         {"min_messages", c.extraction.min_messages},

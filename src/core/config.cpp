@@ -156,7 +156,9 @@ const std::vector<SectionSpec>& Sections() {
       {"features",
        {Key("memory", &Config::features, &FeaturesConfig::memory),
         Key("recall_tool", &Config::features, &FeaturesConfig::recall_tool),
-        Key("compression", &Config::features, &FeaturesConfig::compression)}},
+        Key("compression", &Config::features, &FeaturesConfig::compression),
+        Key("strip_reasoning", &Config::features, &FeaturesConfig::strip_reasoning),
+        Key("rewrite", &Config::features, &FeaturesConfig::rewrite)}},
       {"gateway",
        {Key("recall_rounds", &Config::gateway, &GatewayConfig::recall_rounds),
         Key("recall_results", &Config::gateway, &GatewayConfig::recall_results),
@@ -227,6 +229,12 @@ const std::vector<KeySpec<PriceConfig>>& PriceKeys() {
 constexpr std::string_view kProvidersSection = "providers";
 constexpr std::string_view kPricesSection = "prices";
 constexpr std::string_view kAliasesKey = "aliases";  // models.aliases, a table, file only
+constexpr std::string_view kRewriteKey = "rewrite";  // gateway.rewrite, an array of pairs, file only
+
+// The keys that are not scalars, which the environment cannot set.
+bool IsFileOnlyKey(std::string_view section, std::string_view key) {
+  return (section == "models" && key == kAliasesKey) || (section == "gateway" && key == kRewriteKey);
+}
 
 template <typename Target>
 const KeySpec<Target>* FindKey(const std::vector<KeySpec<Target>>& keys, std::string_view name) {
@@ -378,6 +386,7 @@ class Loader {
  private:
   Status ReadSection(const SectionSpec& section, const toml::table& table);
   Status ReadAliases(const toml::node& node);
+  Status ReadRewrite(const toml::node& node);
   Status ReadProviders(const toml::node& node);
   // An array of tables, each key of each table one of `keys`.
   template <typename Target>
@@ -455,6 +464,10 @@ Status Loader::ReadSection(const SectionSpec& section, const toml::table& table)
       CILIA_RETURN_IF_ERROR(ReadAliases(node));
       continue;
     }
+    if (section.name == "gateway" && name.str() == kRewriteKey) {
+      CILIA_RETURN_IF_ERROR(ReadRewrite(node));
+      continue;
+    }
     const KeySpec<Config>* spec = FindKey(section.keys, name.str());
     if (!spec) return FileError(node, fmt::format("unknown key \"{}\"", key));
     auto value = FromToml(node, spec->type);
@@ -476,6 +489,43 @@ Status Loader::ReadAliases(const toml::node& node) {
     config_.models.aliases[std::string(alias.str())] = text->get();
     origin_[key] = FileSource();
   }
+  return Status::Ok();
+}
+
+// Checked here, where the line of a bad pair is known: the filter relies on
+// non-empty, distinct `from`s (gateway/output_filter.h).
+Status Loader::ReadRewrite(const toml::node& node) {
+  const std::string shape = "gateway.rewrite: expected an array of [\"from\", \"to\"] pairs";
+  const toml::array* pairs = node.as_array();
+  if (!pairs) return FileError(node, fmt::format("{}, got {}", shape, TomlTypeName(node)));
+  if (pairs->size() > kMaxRewriteRules) {
+    return FileError(node, fmt::format("gateway.rewrite: at most {} rules, got {}", kMaxRewriteRules, pairs->size()));
+  }
+  std::vector<RewriteRule> rules;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < pairs->size(); ++i) {
+    const toml::node& item = (*pairs)[i];
+    const toml::array* pair = item.as_array();
+    if (!pair || pair->size() != 2 || !(*pair)[0].is_string() || !(*pair)[1].is_string()) {
+      return FileError(item, fmt::format("gateway.rewrite[{}]: expected a pair of strings [\"from\", \"to\"]", i));
+    }
+    RewriteRule rule{(*pair)[0].as_string()->get(), (*pair)[1].as_string()->get()};
+    if (rule.from.empty()) return FileError(item, fmt::format("gateway.rewrite[{}]: \"from\" is empty", i));
+    if (rule.from.size() > kMaxRewriteFromBytes) {
+      return FileError(item, fmt::format("gateway.rewrite[{}]: \"from\" is {} bytes, at most {}", i, rule.from.size(),
+                                         kMaxRewriteFromBytes));
+    }
+    if (rule.to.size() > kMaxRewriteToBytes) {
+      return FileError(item, fmt::format("gateway.rewrite[{}]: \"to\" is {} bytes, at most {}", i, rule.to.size(),
+                                         kMaxRewriteToBytes));
+    }
+    if (!seen.insert(rule.from).second) {
+      return FileError(item, fmt::format("gateway.rewrite[{}]: \"{}\" is rewritten twice", i, rule.from));
+    }
+    rules.push_back(std::move(rule));
+  }
+  config_.gateway.rewrite = std::move(rules);
+  origin_["gateway.rewrite"] = FileSource();
   return Status::Ok();
 }
 
@@ -541,8 +591,9 @@ Status Loader::ReadEnv(const std::map<std::string, std::string>& env) {
       std::string name = Lower(std::string_view(var).substr(prefix.size()));
       if (const KeySpec<Config>* key = FindKey(section.keys, name)) {
         CILIA_RETURN_IF_ERROR(SetFromEnv(section, *key, var, text));
-      } else if (section.name == "models" && name == kAliasesKey) {
-        return Status::InvalidArgument(fmt::format("environment {}: models.aliases is set in the config file only", var));
+      } else if (IsFileOnlyKey(section.name, name)) {
+        return Status::InvalidArgument(
+            fmt::format("environment {}: {}.{} is set in the config file only", var, section.name, name));
       } else {
         return Status::InvalidArgument(
             fmt::format("environment {}: unknown key \"{}.{}\"", var, section.name, name));

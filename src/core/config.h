@@ -111,6 +111,17 @@ struct FeaturesConfig {
   bool memory = true;       // inject memory into chat turns
   bool recall_tool = true;  // offer the model the `recall` tool
   bool compression = true;  // summarise long conversations
+  bool strip_reasoning = false;  // hide <think> text and reasoning fields from the client (gateway/output_filter.h)
+  bool rewrite = true;           // apply gateway.rewrite to what the client receives
+};
+
+// One literal replacement of [gateway] rewrite: `from` (1–256 bytes) becomes
+// `to` (at most 4096 bytes) in the text the client receives.
+struct RewriteRule {
+  std::string from;
+  std::string to;
+
+  bool operator==(const RewriteRule&) const = default;
 };
 
 // The chat gateway's own knobs (docs/gateway.md says what each does and why).
@@ -129,7 +140,12 @@ struct GatewayConfig {
   int keepalive_s = 15;             // SSE comment sent to the client after this much upstream silence
   std::string cache_ttl;            // "" (the 5-minute default) or "1h" for cilia's cache markers
   bool chat_model_sees_images = false;  // false: requests with images go to models.vision when set
+  std::vector<RewriteRule> rewrite;     // [["from", "to"], …], file only; at most kMaxRewriteRules
 };
+
+inline constexpr size_t kMaxRewriteRules = 64;
+inline constexpr size_t kMaxRewriteFromBytes = 256;
+inline constexpr size_t kMaxRewriteToBytes = 4096;
 
 // The extraction job (docs/memory.md): L1 excerpts from new messages.
 struct ExtractionConfig {

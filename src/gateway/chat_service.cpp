@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/metrics_sink.h"
 #include "gateway/memory_blocks.h"
+#include "gateway/output_filter.h"
 #include "gateway/recall_rounds.h"
 #include "gateway/recall_tool.h"
 #include "gateway/responses_turn.h"
@@ -318,8 +319,12 @@ ChatReply ChatService::CompleteRounds(PreparedTurn& turn) {
                       : MergeRounds(*response, std::vector<llm::AssistantTurn>(rounds.begin(), rounds.end() - 1), total,
                                     up.wire, up.recall_offered);
     turn.record.first_byte_ms = MsSince(req.started);
-    Finish(turn, JoinRounds(rounds), 200, "");
-    return {200, ClientResponse(merged, up.wire, req.client, req.requested_model)};
+    const OutputFilterOptions filter = OutputFilterOptions::For(req.call.features, config_.gateway);
+    json reply = FilterReply(ClientResponse(merged, up.wire, req.client, req.requested_model), req.client, filter);
+    llm::AssistantTurn shown = JoinRounds(rounds);
+    if (filter.active()) shown.text = AnswerOf(reply, req.client).text;  // the archive keeps what the client saw
+    Finish(turn, shown, 200, "");
+    return {200, std::move(reply)};
   }
 }
 
@@ -365,25 +370,32 @@ class ResponsesSink : public ChatSink {
 Status ChatService::Stream(PreparedTurn& turn, ChatSink& sink) {
   const std::string hidden = turn.upstream.recall_offered ? std::string(kRecallToolName) : std::string();
   const std::string& model = turn.request.requested_model;
-  if (!turn.responses) return StreamRounds(turn, sink, *StreamSplicer::Create(turn.request.client, hidden, model));
+  const OutputFilterOptions filter = OutputFilterOptions::For(turn.request.call.features, config_.gateway);
+  if (!turn.responses) {
+    return StreamRounds(turn, sink, *StreamSplicer::Create(turn.request.client, hidden, model),
+                        *StreamFilter::Create(turn.request.client, filter));
+  }
   const ResponsesTurn& responses = *turn.responses;
   const llm::ResponseHeader header{responses.response_id, responses.created_at / 1000, model};
   if (responses.pass_through) {
     ResponsesSplicer relay(hidden, responses.request, header);
-    CILIA_RETURN_IF_ERROR(StreamRounds(turn, sink, relay));
-    KeepResponse(turn, relay.response());
+    CILIA_RETURN_IF_ERROR(StreamRounds(turn, sink, relay, *StreamFilter::Create(Wire::kResponses, filter)));
+    // The kept response is the one the client saw the end of.
+    KeepResponse(turn, FilterReply(relay.response(), Wire::kResponses, filter));
     return Status::Ok();
   }
+  // Filtered in the Chat Completions shape, before it becomes Responses events.
   llm::ChatToResponsesStream converter(responses.request, header);
   ResponsesSink events(sink, converter);
-  CILIA_RETURN_IF_ERROR(StreamRounds(turn, events, *StreamSplicer::Create(Wire::kOpenAI, hidden, model)));
+  CILIA_RETURN_IF_ERROR(StreamRounds(turn, events, *StreamSplicer::Create(Wire::kOpenAI, hidden, model),
+                                     *StreamFilter::Create(Wire::kOpenAI, filter)));
   // A stream that stopped short ends with response.failed.
   if (const std::string rest = converter.Finish(); !rest.empty()) sink.Write(rest);
   KeepResponse(turn, converter.response());
   return Status::Ok();
 }
 
-Status ChatService::StreamRounds(PreparedTurn& turn, ChatSink& sink, StreamSplicer& splicer) {
+Status ChatService::StreamRounds(PreparedTurn& turn, ChatSink& sink, StreamSplicer& splicer, StreamFilter& filter) {
   const TurnRequest& req = turn.request;
   UpstreamRounds& up = turn.upstream;
   llm::UpstreamClient client(*req.route.provider, up.wire == Wire::kResponses);
@@ -399,7 +411,7 @@ Status ChatService::StreamRounds(PreparedTurn& turn, ChatSink& sink, StreamSplic
     auto reader = MakeReader(up.wire, req.client, req.requested_model, req.client_turn.include_usage, req.now);
     bool client_gone = false;
     net::DataCallback on_data = [&](std::string_view bytes) {
-      if (!write(splicer.Feed(reader->Feed(bytes))) || sink.ClientGone()) {
+      if (!write(filter.Feed(splicer.Feed(reader->Feed(bytes)))) || sink.ClientGone()) {
         client_gone = true;
         return false;
       }
@@ -418,11 +430,11 @@ Status ChatService::StreamRounds(PreparedTurn& turn, ChatSink& sink, StreamSplic
     }
     if (!result.ok()) {
       const llm::UpstreamError error = llm::UpstreamErrorOf(result.status());
-      write(splicer.Feed(reader->Finish(error.message)));
+      write(filter.Feed(splicer.Feed(reader->Finish(error.message))));
       Finish(turn, JoinRounds(rounds), error.http_status, error.message);
       return Status::Ok();
     }
-    write(splicer.Feed(reader->Finish()));
+    write(filter.Feed(splicer.Feed(reader->Finish())));
     rounds.push_back(reader->turn());
     const llm::AssistantTurn all = JoinRounds(rounds);
     if (splicer.failed() || !reader->upstream_error().empty()) {
@@ -430,12 +442,17 @@ Status ChatService::StreamRounds(PreparedTurn& turn, ChatSink& sink, StreamSplic
       return Status::Ok();
     }
     if (ContinueWithRecall(turn, reader->turn())) {
-      write(splicer.EndRound(/*more=*/true, all.usage));
+      write(filter.Feed(splicer.EndRound(/*more=*/true, all.usage)));
       continue;
     }
-    // Stored before the client sees the end, so that its next turn finds it.
-    Finish(turn, all, 200, "");
-    write(splicer.EndRound(/*more=*/false, all.usage));
+    // Stored before the client sees the end, so that its next turn finds it;
+    // the ending lets out the text the filter held, which belongs to the answer.
+    std::string ending = filter.Feed(splicer.EndRound(/*more=*/false, all.usage));
+    ending += filter.Finish();
+    llm::AssistantTurn shown = all;
+    if (filter.active()) shown.text = filter.visible_text();
+    Finish(turn, shown, 200, "");
+    write(ending);
     return Status::Ok();
   }
 }

@@ -61,6 +61,7 @@ struct ChatReply {
 };
 
 class PreparedTurn;
+class StreamFilter;
 class StreamSplicer;
 
 class ChatService {
@@ -103,8 +104,9 @@ class ChatService {
   // The turn in the Chat Completions shape, for POST /v1/responses.
   Status ReadResponses(PreparedTurn& turn, ChatCall& call);
   ChatReply CompleteRounds(PreparedTurn& turn);
-  // The rounds of a streamed turn, their events joined by `splicer`.
-  Status StreamRounds(PreparedTurn& turn, ChatSink& sink, StreamSplicer& splicer);
+  // The rounds of a streamed turn, their events joined by `splicer` and
+  // what goes out filtered by `filter` (output_filter.h).
+  Status StreamRounds(PreparedTurn& turn, ChatSink& sink, StreamSplicer& splicer, StreamFilter& filter);
   // Keeps a Responses turn's answer (completed or incomplete) for GET and previous_response_id.
   void KeepResponse(PreparedTurn& turn, const nlohmann::json& response);
   Status DescribeImages(PreparedTurn& turn);

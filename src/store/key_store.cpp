@@ -154,6 +154,8 @@ FeaturesConfig ApplyOverrides(FeaturesConfig base, const FeatureOverrides& overr
   base.memory = overrides.memory.value_or(base.memory);
   base.recall_tool = overrides.recall_tool.value_or(base.recall_tool);
   base.compression = overrides.compression.value_or(base.compression);
+  base.strip_reasoning = overrides.strip_reasoning.value_or(base.strip_reasoning);
+  base.rewrite = overrides.rewrite.value_or(base.rewrite);
   return base;
 }
 

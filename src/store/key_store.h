@@ -26,7 +26,7 @@ namespace cilia::store {
 
 // A key's own values for [features] switches; an unset one follows the config.
 struct FeatureOverrides {
-  std::optional<bool> memory, recall_tool, compression;
+  std::optional<bool> memory, recall_tool, compression, strip_reasoning, rewrite;
 
   friend bool operator==(const FeatureOverrides&, const FeatureOverrides&) = default;
 };
@@ -38,7 +38,9 @@ struct FeatureSwitch {
 };
 inline constexpr FeatureSwitch kFeatureSwitches[] = {{"memory", &FeatureOverrides::memory},
                                                      {"recall_tool", &FeatureOverrides::recall_tool},
-                                                     {"compression", &FeatureOverrides::compression}};
+                                                     {"compression", &FeatureOverrides::compression},
+                                                     {"strip_reasoning", &FeatureOverrides::strip_reasoning},
+                                                     {"rewrite", &FeatureOverrides::rewrite}};
 
 // The switch called `name`, or InvalidArgument naming it and listing the
 // switches.

@@ -67,9 +67,11 @@ export async function startFakeUpstream() {
 // TOML for a cilia whose providers, "oai" (kind openai), "resp" (kind openai, wire_api
 // responses) and "anth" (kind anthropic), are the fake upstream. `chat` is models.chat;
 // `features` sets [features] keys; `aliases` are added to ALIASES, `models` sets further
-// [models] keys (e.g. fallback), and `providers` ([{name, kind, path}]) adds providers whose
-// base_url is the fake's URL plus `path` ("" for a base without /v1).
-export function gatewayConfig({ upstreamUrl, chat = MODELS.openai, features = {}, aliases: moreAliases = {}, models = {}, providers = [] }) {
+// [models] keys (e.g. fallback), `gateway` sets [gateway] keys (values written as JSON, which
+// for strings, numbers, booleans and arrays of them is TOML too), and `providers`
+// ([{name, kind, path}]) adds providers whose base_url is the fake's URL plus `path` ("" for a
+// base without /v1).
+export function gatewayConfig({ upstreamUrl, chat = MODELS.openai, features = {}, aliases: moreAliases = {}, models = {}, gateway = {}, providers = [] }) {
   const provider = (name, kind, wireApi = 'chat', path = '/v1') => [
     '[[providers]]',
     `name = "${name}"`,
@@ -99,19 +101,22 @@ export function gatewayConfig({ upstreamUrl, chat = MODELS.openai, features = {}
   if (Object.keys(features).length) {
     lines.push('[features]', ...Object.entries(features).map(([name, on]) => `${name} = ${on}`), '');
   }
+  if (Object.keys(gateway).length) {
+    lines.push('[gateway]', ...Object.entries(gateway).map(([name, value]) => `${name} = ${JSON.stringify(value)}`), '');
+  }
   return lines.join('\n');
 }
 
 // Starts a fake upstream (unless one is given) and cilia routed to it.
 // Returns {server, upstream, url, key, api, stop}.
-export async function startGateway({ chat, features, aliases, models, providers, upstream, dataDir, env = {}, startTimeoutMs } = {}) {
+export async function startGateway({ chat, features, aliases, models, gateway, providers, upstream, dataDir, env = {}, startTimeoutMs } = {}) {
   const ownsUpstream = !upstream;
   const fake = upstream ?? (await startFakeUpstream());
   try {
     const server = await startServer({
       dataDir,
       startTimeoutMs,
-      config: gatewayConfig({ upstreamUrl: fake.url, chat, features, aliases, models, providers }),
+      config: gatewayConfig({ upstreamUrl: fake.url, chat, features, aliases, models, gateway, providers }),
       // cilia reads the usual proxy variables; the fake is on loopback, never behind one
       env: { NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost', ...env },
     });

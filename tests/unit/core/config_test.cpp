@@ -453,6 +453,54 @@ TEST_F(ConfigTest, ThePreciousBudgetHasADefaultAndARange) {
   EXPECT_THAT(ErrorOf(LoadToml("[gateway]\nprecious_tokens = -1\n")), HasSubstr("gateway.precious_tokens"));
 }
 
+TEST_F(ConfigTest, OutputFilterSwitchesAndRewriteRulesHaveDefaultsAndComeFromTheFile) {
+  auto defaults = LoadToml("");
+  ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
+  EXPECT_FALSE(defaults->features.strip_reasoning);
+  EXPECT_TRUE(defaults->features.rewrite);
+  EXPECT_TRUE(defaults->gateway.rewrite.empty());
+  auto config = LoadToml(
+      "[features]\nstrip_reasoning = true\nrewrite = false\n"
+      "[gateway]\nrewrite = [[\"Claude\", \"Cilia\"], [\"<br>\", \"\"], [\"思考\", \"想\"]]\n");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_TRUE(config->features.strip_reasoning);
+  EXPECT_FALSE(config->features.rewrite);
+  EXPECT_THAT(config->gateway.rewrite,
+              ElementsAre(RewriteRule{"Claude", "Cilia"}, RewriteRule{"<br>", ""}, RewriteRule{"思考", "想"}));
+  sources_.env = {{"CILIA_FEATURES_STRIP_REASONING", "false"}};
+  EXPECT_FALSE(LoadConfig(sources_)->features.strip_reasoning);
+}
+
+TEST_F(ConfigTest, BadRewriteRulesAreRefusedNamingTheRule) {
+  struct Case {
+    std::string rules;
+    const char* named;
+  };
+  std::string many = "[";
+  for (int i = 0; i <= 64; ++i) many += "[\"r" + std::to_string(i) + "\", \"x\"],";
+  many += "]";
+  for (const Case& c : {Case{"\"a\"", "expected an array"}, Case{"[\"a\"]", "gateway.rewrite[0]: expected a pair"},
+                        Case{"[[\"a\"]]", "gateway.rewrite[0]: expected a pair"},
+                        Case{"[[\"a\", \"b\", \"c\"]]", "expected a pair"},
+                        Case{"[[\"a\", 1]]", "expected a pair of strings"},
+                        Case{"[[\"a\", \"b\"], [\"\", \"c\"]]", "gateway.rewrite[1]: \"from\" is empty"},
+                        Case{"[[\"" + std::string(257, 'x') + "\", \"b\"]]", "\"from\" is 257 bytes, at most 256"},
+                        Case{"[[\"a\", \"" + std::string(4097, 'y') + "\"]]", "\"to\" is 4097 bytes, at most 4096"},
+                        Case{"[[\"a\", \"b\"], [\"a\", \"c\"]]", "gateway.rewrite[1]: \"a\" is rewritten twice"},
+                        Case{many, "at most 64 rules, got 65"}}) {
+    const std::string error = ErrorOf(LoadToml("[gateway]\nrewrite = " + c.rules + "\n"));
+    EXPECT_THAT(error, HasSubstr(c.named)) << c.rules;
+    EXPECT_THAT(error, HasSubstr("(line 2)")) << c.rules;
+  }
+  std::string longest = "[[\"" + std::string(256, 'x') + "\", \"" + std::string(4096, 'y') + "\"]]";
+  EXPECT_TRUE(LoadToml("[gateway]\nrewrite = " + longest + "\n").ok());
+}
+
+TEST_F(ConfigTest, RewriteRulesCannotComeFromTheEnvironment) {
+  sources_.env = {{"CILIA_GATEWAY_REWRITE", "[[\"a\",\"b\"]]"}};
+  EXPECT_THAT(ErrorOf(LoadConfig(sources_)), HasSubstr("gateway.rewrite is set in the config file only"));
+}
+
 TEST(ListenAddressTest, ParsesHostAndPort) {
   auto v4 = ParseListenAddress("127.0.0.1:8420");
   ASSERT_TRUE(v4.ok());

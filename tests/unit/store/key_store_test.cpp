@@ -298,7 +298,8 @@ TEST(FeatureOverridesTest, ParseNamesWhatIsWrong) {
     EXPECT_THAT(parsed.status().message(), HasSubstr(c.named)) << c.list;
     EXPECT_THAT(parsed.status().message(), HasSubstr("features")) << c.list;
   }
-  EXPECT_THAT(ParseFeatureOverrides("x=on").status().message(), HasSubstr("memory, recall_tool, compression"));
+  EXPECT_THAT(ParseFeatureOverrides("x=on").status().message(),
+              HasSubstr("memory, recall_tool, compression, strip_reasoning, rewrite"));
 }
 
 TEST(FeatureOverridesTest, FormatIsTheParsedFormInCanonicalOrder) {
@@ -342,6 +343,36 @@ TEST(FeatureOverridesTest, ApplyReplacesOnlyWhatTheKeySets) {
   EXPECT_FALSE(applied.memory);
   EXPECT_TRUE(applied.recall_tool);
   EXPECT_TRUE(applied.compression);
+}
+
+TEST(FeatureOverridesTest, TheOutputFilterSwitchesGoAllTheWay) {
+  auto parsed = ParseFeatureOverrides("rewrite=off,strip_reasoning=on");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->strip_reasoning, true);
+  EXPECT_EQ(parsed->rewrite, false);
+  EXPECT_EQ(FormatFeatureOverrides(*parsed), "strip_reasoning=on,rewrite=off");
+  EXPECT_EQ(FeatureOverridesToJson(*parsed), nlohmann::json({{"strip_reasoning", true}, {"rewrite", false}}));
+  EXPECT_EQ(*FeatureOverridesFromJson(FeatureOverridesToJson(*parsed)), *parsed);
+  FeaturesConfig base;
+  EXPECT_FALSE(base.strip_reasoning);
+  EXPECT_TRUE(base.rewrite);
+  FeaturesConfig applied = ApplyOverrides(base, *parsed);
+  EXPECT_TRUE(applied.strip_reasoning);
+  EXPECT_FALSE(applied.rewrite);
+  EXPECT_TRUE(applied.memory);
+}
+
+TEST_F(KeyStoreTest, AKeyKeepsItsOutputFilterSwitches) {
+  FeatureOverrides features;
+  features.strip_reasoning = true;
+  features.rewrite = false;
+  auto created = keys_->Create("filtered", "default", {"chat"}, features);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  keys_ = Open();
+  auto verified = keys_->Verify(created->secret);
+  ASSERT_TRUE(verified.ok());
+  EXPECT_EQ(verified->features, features);
+  EXPECT_FALSE(verified->features.memory);
 }
 
 TEST(ConstantTimeEqualsTest, ComparesWholeStrings) {
