@@ -5,6 +5,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "ingest/context_parts.h"
 #include "store/conversation_match_repo.h"
 #include "store/message_repo.h"
 
@@ -72,11 +73,19 @@ void FindLongestChain(Candidate& c) {
   }
 }
 
-std::string MatchKey(std::string_view role, std::string_view text) {
+std::string MatchKey(std::string_view role, std::string_view text, std::string_view context_key) {
   std::string key(role);
-  key += '\n';
-  key += store::TrimForMatch(text);
+  // A unit separator keeps the ids of a tool message from meeting a text.
+  key += context_key.empty() ? "\n" : "\n\x1f";
+  key += context_key.empty() ? store::TrimForMatch(text) : context_key;
   return key;
+}
+
+// The context key of a stored message; only content that can hold tool
+// parts is parsed.
+std::string StoredContextKey(const store::MessageRecord& m) {
+  if (m.content.find("\"tool_") == std::string::npos) return "";
+  return ingest::ContextKey(nlohmann::json::parse(m.content, nullptr, false));
 }
 
 // The longest common subsequence of the history and the stored messages, as
@@ -93,7 +102,7 @@ std::vector<Hit> Align(const std::unordered_map<std::string, std::vector<size_t>
   std::vector<Node> nodes;
   std::vector<int> tails;  // tails[k]: node ending a common subsequence of length k + 1, smallest index
   for (const store::MessageRecord& m : stored) {
-    auto positions = history_positions.find(MatchKey(m.role, m.text));
+    auto positions = history_positions.find(MatchKey(m.role, m.text, StoredContextKey(m)));
     if (positions == history_positions.end()) continue;
     // Descending, so that no chain uses one stored message twice.
     for (auto index = positions->second.rbegin(); index != positions->second.rend(); ++index) {
@@ -173,7 +182,7 @@ Result<std::optional<ConversationMatch>> FindContinuedConversation(Namespace& ns
 
     std::unordered_map<std::string, std::vector<size_t>> history_positions;
     for (size_t i = 0; i < history.size(); ++i) {
-      history_positions[MatchKey(history[i].role, history[i].text)].push_back(i);
+      history_positions[MatchKey(history[i].role, history[i].text, history[i].context_key)].push_back(i);
     }
     const auto history_size = static_cast<int64_t>(history.size());
     store::MessageRepo messages(db);

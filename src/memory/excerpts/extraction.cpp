@@ -336,10 +336,15 @@ class Run {
 
   // Tries one batch. The seq the cursor moves to, or nullopt when it stays.
   Result<std::optional<int64_t>> Batch(const store::ConversationRecord& conv, std::vector<BatchMessage> batch) {
+    const int64_t end_seq = batch.back().message->seq + 1;
+    // New messages without text (a tool loop's calls and results) say
+    // nothing to excerpt: read past them without asking the model.
+    if (std::none_of(batch.begin(), batch.end(), [](const BatchMessage& b) { return !b.context && !b.message->text.empty(); })) {
+      return std::optional<int64_t>(end_seq);
+    }
     const int64_t first_seq = std::find_if(batch.begin(), batch.end(), [](const BatchMessage& b) {
                                 return !b.context;
                               })->message->seq;
-    const int64_t end_seq = batch.back().message->seq + 1;
     const std::string title = TitleOf(conv);
     json request = ExtractionRequest(batch, title, ns_.tz(), x_.max_items);
     const std::string hash = HashOf(request);
@@ -729,9 +734,10 @@ json ExtractionRequest(const std::vector<BatchMessage>& batch, const std::string
   std::string messages = fmt::format("Conversation: {}\n\nMessages:\n", conversation_title);
   for (const BatchMessage& b : batch) {
     const store::MessageRecord& m = *b.message;
-    // The owner's words: a client's harness blocks are nothing to excerpt.
+    // The owner's words: a client's harness blocks are nothing to excerpt,
+    // nor a message without text (tool calls and results, a system prompt).
     const std::string own = text::OwnWords(m.text);
-    if (own.empty() && !m.text.empty()) continue;
+    if (own.empty()) continue;
     messages += fmt::format("\n[{} · {} · {}]{}\n{}\n", MessagePublicId(m), tz.FormatLocal(m.created_at, true),
                             SpeakerLabel(m.name, m.role), b.context ? " (context)" : "", own);
   }
