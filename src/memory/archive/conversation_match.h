@@ -20,8 +20,8 @@ struct ChatHistoryMessage {
   std::string role;  // "user", "assistant" or "tool"
   std::string text;  // the plain text, as ContentText gives it
   // The ids of the tool calls or results it holds (ingest::ContextKey), ""
-  // for none: such a message is matched by them, not by its text, which a
-  // tool result lacks and clients resend differently beside tool calls.
+  // for none: such a message is matched by them as well as by its text,
+  // which a tool result lacks and some clients drop beside tool calls.
   std::string context_key;
 };
 
@@ -44,7 +44,7 @@ struct ConversationMatch {
 // messages still matches, and a regenerated reply or an edited message in
 // between does not break the match. Messages are compared by role and by
 // text trimmed of ASCII whitespace at both ends, or by role and context key
-// when they hold tool calls or results. Ties go to the most recently
+// when they hold tool calls or results (either one matching is enough). Ties go to the most recently
 // updated conversation. nullopt when the history is empty or no conversation
 // holds any of its messages.
 //

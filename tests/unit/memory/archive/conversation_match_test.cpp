@@ -98,6 +98,11 @@ TEST_F(ConversationMatchTest, ToolCallsAndResultsMatchByTheirIdsNotTheirText) {
   EXPECT_EQ(match->last_matched_index, 3);
   EXPECT_EQ(match->unmatched, (std::vector<size_t>{4}));
 
+  // Or with the text and without the call (and a message stored before calls were kept is found by its text).
+  match = Find({U("weather in Paris?"), {"assistant", "", "call:c1"}, {"tool", "", "result:c1"}, A("And Rome?")});
+  ASSERT_TRUE(match.has_value());
+  EXPECT_EQ(match->matched, 4);
+
   // Another call is another message, though both have no text.
   match = Find({U("weather in Paris?"), {"assistant", "", "call:c9"}});
   ASSERT_TRUE(match.has_value());
