@@ -1,15 +1,18 @@
 // What the archive keeps of a tool conversation (docs/gateway.md "What the archive keeps"):
-// through the official `openai` and `@anthropic-ai/sdk` clients, on an OpenAI-compatible and an
-// Anthropic upstream (the fake one), a tool call and its result each stored once, the client's
+// through the official `openai` (Chat Completions and Responses) and `@anthropic-ai/sdk`
+// clients, on an OpenAI-compatible and an Anthropic upstream (the fake one, and one that speaks
+// Responses for the Responses client), a tool call and its result each stored once, the client's
 // system prompt stored once and again only when it changed (not when only its clock line did),
 // nothing stored twice when the history comes again, and cilia's own `recall` never stored.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
 import { anthropicClient, inConversation, openaiClient } from './lib/clients.mjs';
-import { UPSTREAMS, openGateways, storedMessages, textOf, uniqueId } from './lib/gateway.mjs';
+import { RESPONSES_UPSTREAM, UPSTREAMS, openGateways, storedMessages, textOf, uniqueId } from './lib/gateway.mjs';
 
-const gateways = await openGateways();
+// The Responses API runs on the chat upstreams converted, and passed through on one that speaks it.
+const KINDS = { ...UPSTREAMS, responses: RESPONSES_UPSTREAM };
+const gateways = await openGateways({}, KINDS);
 after(() => gateways.stopAll());
 
 const WEATHER = {
@@ -23,8 +26,10 @@ const clockLine = (minute) => `Current time: 2026-06-19 21:${String(minute).padS
 
 // One client's way of holding a tool conversation: the request for each turn, and the answer
 // read back as {text, calls: [{id, name, arguments}], message: what goes back into the history}.
+// `upstreams`: the kinds it is tried on.
 const CLIENTS = {
   openai: {
+    upstreams: Object.keys(UPSTREAMS),
     async send(gw, conversation, { system, messages, stream = false }) {
       const request = {
         model: 'companion',
@@ -61,6 +66,7 @@ const CLIENTS = {
     results: (results) => results.map((r) => ({ role: 'tool', tool_call_id: r.id, content: r.content })),
   },
   anthropic: {
+    upstreams: Object.keys(UPSTREAMS),
     async send(gw, conversation, { system, messages, stream = false }) {
       const request = {
         model: 'companion',
@@ -83,15 +89,50 @@ const CLIENTS = {
       { role: 'user', content: results.map((r) => ({ type: 'tool_result', tool_use_id: r.id, content: r.content })) },
     ],
   },
+  // The Responses API chains by previous_response_id: each turn sends only its new input items,
+  // and `messages` here is the conversation so far, of which the items after the last answer go.
+  responses: {
+    upstreams: Object.keys(KINDS),
+    async send(gw, conversation, { system, messages, stream = false }) {
+      const answered = messages.findLastIndex((m) => m.previous_response_id);
+      const request = {
+        model: 'companion',
+        instructions: system,
+        tools: [{ type: 'function', ...WEATHER, strict: false }],
+        input: messages.slice(answered + 1),
+        ...(answered >= 0 ? { previous_response_id: messages[answered].previous_response_id } : {}),
+      };
+      const client = openaiClient(gw);
+      let response;
+      if (stream) {
+        for await (const event of await client.responses.create({ ...request, stream: true }, inConversation(conversation))) {
+          if (event.type === 'response.completed') response = event.response;
+        }
+      } else {
+        response = await client.responses.create(request, inConversation(conversation));
+      }
+      const calls = response.output
+        .filter((item) => item.type === 'function_call')
+        .map((item) => ({ id: item.call_id, name: item.name, arguments: item.arguments }));
+      const text = response.output
+        .filter((item) => item.type === 'message')
+        .map((item) => item.content.map((c) => c.text ?? '').join(''))
+        .join('');
+      return { text, calls, message: { previous_response_id: response.id } };
+    },
+    user: (text) => ({ role: 'user', content: text }),
+    results: (results) => results.map((r) => ({ type: 'function_call_output', call_id: r.id, output: r.content })),
+  },
 };
 
 const partsOf = (message) => (Array.isArray(message.content) ? message.content : []);
 const partOf = (message, type) => partsOf(message).find((p) => p.type === type);
 
-for (const [kind, upstream] of Object.entries(UPSTREAMS)) {
+for (const [kind, upstream] of Object.entries(KINDS)) {
   const gw = gateways[kind];
 
   for (const [clientName, client] of Object.entries(CLIENTS)) {
+    if (!client.upstreams.includes(kind)) continue;
     describe(`${clientName} client → ${kind} upstream`, () => {
       test('a tool call, its result and the system prompt are each stored once; a changed prompt again', async (t) => {
         if (gw.skip) return t.skip(gw.skip);
