@@ -64,7 +64,8 @@ json WithoutCacheControl(json value) {
 // `system`: a string, or its text blocks.
 void AddSystemPrompt(const json& content, json& parts) {
   if (content.is_string()) {
-    if (!content.get_ref<const std::string&>().empty()) parts.push_back(ingest::SystemPromptPart(content.get<std::string>()));
+    const std::string& text = content.get_ref<const std::string&>();
+    if (!text.empty()) parts.push_back(ingest::SystemPromptPart(text));
     return;
   }
   for (const json& block : content.is_array() ? content : json::array()) {
@@ -142,7 +143,8 @@ Result<ClientTurn> ReadClientTurn(const json& body, Wire wire) {
     if (wire == Wire::kAnthropic && name == "user") {
       for (const json& block : content.is_array() ? content : json::array()) {
         if (llm::StringOr(block, "type") != "tool_result") continue;
-        turn.history.push_back(ToolMessage(llm::StringOr(block, "tool_use_id"), llm::MemberOr(block, "content", json("")),
+        turn.history.push_back(ToolMessage(llm::StringOr(block, "tool_use_id"),
+                                           llm::MemberOr(block, "content", json("")),
                                            llm::MemberOr(block, "is_error", false) == true));
       }
     }

@@ -195,7 +195,8 @@ ingest::IngestConversation AnswerStorage(const TurnIdentity& identity, const llm
   if (answer.text.empty() && parts.empty()) return ingest;
   // A plain answer stays a string, as it was stored before tool calls were kept.
   if (!parts.empty() && !answer.text.empty()) parts.insert(parts.begin(), ingest::TextPart(answer.text));
-  const ClientMessage reply{"assistant", answer.text, parts.empty() ? nlohmann::json(answer.text) : nlohmann::json(parts)};
+  const ClientMessage reply{"assistant", answer.text,
+                            parts.empty() ? nlohmann::json(answer.text) : nlohmann::json(parts)};
   ingest.messages.push_back(ToIngest(reply, GatewayMessageId('a', identity.reply_anchor, reply)));
   return ingest;
 }

@@ -18,11 +18,13 @@ std::string StringMember(const nlohmann::json& part, const char* key) {
 }  // namespace
 
 nlohmann::json ToolCallPart(std::string id, std::string name, std::string arguments) {
-  return {{"type", kToolCallPart}, {"id", std::move(id)}, {"name", std::move(name)}, {"arguments", std::move(arguments)}};
+  return {
+      {"type", kToolCallPart}, {"id", std::move(id)}, {"name", std::move(name)}, {"arguments", std::move(arguments)}};
 }
 
 nlohmann::json ToolResultPart(std::string tool_call_id, nlohmann::json content, bool is_error) {
-  nlohmann::json part = {{"type", kToolResultPart}, {"tool_call_id", std::move(tool_call_id)}, {"content", std::move(content)}};
+  nlohmann::json part = {
+      {"type", kToolResultPart}, {"tool_call_id", std::move(tool_call_id)}, {"content", std::move(content)}};
   if (is_error) part["is_error"] = true;
   return part;
 }

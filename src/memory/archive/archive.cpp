@@ -47,7 +47,8 @@ Result<std::string> StoreImage(store::MessageRepo& repo, const std::string& file
 // keeps the image verbatim without carrying megabytes in every row; also
 // inside the content of tool results (`path`: where `content` sits, for errors).
 Result<nlohmann::json> StoreInlineImages(store::MessageRepo& repo, const std::string& files_dir,
-                                         const nlohmann::json& content, int64_t now, const std::string& path = "content") {
+                                         const nlohmann::json& content, int64_t now,
+                                         const std::string& path = "content") {
   if (!content.is_array()) return content;
   nlohmann::json out = content;
   for (size_t i = 0; i < out.size(); ++i) {

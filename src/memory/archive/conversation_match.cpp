@@ -113,7 +113,8 @@ std::vector<Hit> Align(const std::unordered_map<std::string, std::vector<size_t>
     std::vector<size_t> positions;
     for (const std::string& key : MatchKeys(m.role, m.text, StoredContextKey(m))) {
       auto found = history_positions.find(key);
-      if (found != history_positions.end()) positions.insert(positions.end(), found->second.begin(), found->second.end());
+      if (found == history_positions.end()) continue;
+      positions.insert(positions.end(), found->second.begin(), found->second.end());
     }
     std::sort(positions.begin(), positions.end());
     positions.erase(std::unique(positions.begin(), positions.end()), positions.end());

@@ -36,7 +36,8 @@ Result<std::optional<store::MessageRecord>> MessageByCallerId(Namespace& ns, int
 }
 
 Result<std::optional<store::MessageRecord>> LastSystemMessage(Namespace& ns, int64_t conversation_row) {
-  return ns.store().Read([&](store::Database& db) { return store::MessageRepo(db).LastSystemMessage(conversation_row); });
+  return ns.store().Read(
+      [&](store::Database& db) { return store::MessageRepo(db).LastSystemMessage(conversation_row); });
 }
 
 Result<std::optional<store::ConversationSummary>> LatestSummary(Namespace& ns, int64_t conversation_row) {

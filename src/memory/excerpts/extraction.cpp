@@ -339,7 +339,8 @@ class Run {
     const int64_t end_seq = batch.back().message->seq + 1;
     // New messages without text (a tool loop's calls and results) say
     // nothing to excerpt: read past them without asking the model.
-    if (std::none_of(batch.begin(), batch.end(), [](const BatchMessage& b) { return !b.context && !b.message->text.empty(); })) {
+    const auto says_something = [](const BatchMessage& b) { return !b.context && !b.message->text.empty(); };
+    if (std::none_of(batch.begin(), batch.end(), says_something)) {
       return std::optional<int64_t>(end_seq);
     }
     const int64_t first_seq = std::find_if(batch.begin(), batch.end(), [](const BatchMessage& b) {

@@ -240,7 +240,8 @@ TEST(AnswerStorage, TextThenToolCallsAndAPlainAnswerStaysAString) {
   EXPECT_EQ(AnswerStorage(identity, answer, "recall").messages[0].content, "Let me look.");
   answer.text.clear();
   answer.tool_calls = {{"r1", "recall", "{}"}};
-  EXPECT_TRUE(AnswerStorage(identity, answer, "recall").messages.empty()) << "nothing said, nothing of the client's called";
+  EXPECT_TRUE(AnswerStorage(identity, answer, "recall").messages.empty())
+      << "nothing said, nothing of the client's called";
 }
 
 TEST_F(TurnIdentityTest, ClientSendsIsTheVisiblePartOfThisConversationOnly) {

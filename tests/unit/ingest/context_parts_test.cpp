@@ -12,10 +12,13 @@ using nlohmann::json;
 TEST(ContextParts, TheShapesTheArchiveKeeps) {
   EXPECT_EQ(ToolCallPart("c1", "get_weather", R"({"city":"Paris"})"),
             json::parse(R"({"type":"tool_call","id":"c1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"})"));
-  EXPECT_EQ(ToolResultPart("c1", "sunny", false), json::parse(R"({"type":"tool_result","tool_call_id":"c1","content":"sunny"})"))
+  EXPECT_EQ(ToolResultPart("c1", "sunny", false),
+            json::parse(R"({"type":"tool_result","tool_call_id":"c1","content":"sunny"})"))
       << "is_error only when true";
-  EXPECT_EQ(ToolResultPart("c1", json::array({TextPart("boom")}), true),
-            json::parse(R"({"type":"tool_result","tool_call_id":"c1","content":[{"type":"text","text":"boom"}],"is_error":true})"));
+  EXPECT_EQ(
+      ToolResultPart("c1", json::array({TextPart("boom")}), true),
+      json::parse(
+          R"({"type":"tool_result","tool_call_id":"c1","content":[{"type":"text","text":"boom"}],"is_error":true})"));
   EXPECT_EQ(SystemPromptPart("Be kind."), json::parse(R"({"type":"system_prompt","text":"Be kind."})"));
 }
 
@@ -28,8 +31,9 @@ TEST(ContextParts, TheyCarryNoTextOfTheirOwn) {
 }
 
 TEST(ContextKey, TheIdsOfCallsAndResultsInOrder) {
-  EXPECT_EQ(ContextKey(json::array({TextPart("Checking."), ToolCallPart("c1", "a", "{}"), ToolCallPart("c2", "b", "{}")})),
-            "call:c1,call:c2");
+  EXPECT_EQ(
+      ContextKey(json::array({TextPart("Checking."), ToolCallPart("c1", "a", "{}"), ToolCallPart("c2", "b", "{}")})),
+      "call:c1,call:c2");
   EXPECT_EQ(ContextKey(json::array({ToolResultPart("c2", "x", false)})), "result:c2");
   EXPECT_EQ(ContextKey(json::array({SystemPromptPart("p")})), "") << "a prompt is compared by its text";
   EXPECT_EQ(ContextKey("plain text"), "");

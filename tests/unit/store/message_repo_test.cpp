@@ -81,7 +81,8 @@ TEST_F(MessageRepoTest, LastSystemMessageIsTheNewestOfItsConversationThroughItsI
   EXPECT_EQ((*last)->text, "prompt 2");
 
   auto plan = db_->Prepare(
-      "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE conversation_id = 1 AND role = 'system' ORDER BY seq DESC LIMIT 1");
+      "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE conversation_id = 1 AND role = 'system' "
+      "ORDER BY seq DESC LIMIT 1");
   ASSERT_TRUE(plan.ok());
   std::string steps;
   ASSERT_TRUE((*plan)->Each([&](const Statement& r) { steps += r.Text(3) + "\n"; }).ok());

@@ -308,8 +308,8 @@ TEST_F(ArchiveTest, InlineImagesAreStoredAsFilesAndReferenced) {
 TEST_F(ArchiveTest, AnImageInAToolResultIsStoredAsAFileAndTheMessageHasNoText) {
   ingest::IngestMessage m;
   m.role = "tool";
-  const nlohmann::json image = {{"type", "image"},
-                                {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", Base64Encode("SHOT")}}}};
+  const nlohmann::json image = {
+      {"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", Base64Encode("SHOT")}}}};
   m.content = nlohmann::json::array({ingest::ToolResultPart(
       "t1", nlohmann::json::array({{{"type", "text"}, {"text", "the screenshot"}}, image}), false)});
   ASSERT_TRUE(archive_.StoreAndIndex(Conv("shot", {m})).ok());

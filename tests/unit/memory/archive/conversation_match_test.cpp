@@ -85,7 +85,8 @@ TEST_F(ConversationMatchTest, ToolCallsAndResultsMatchByTheirIdsNotTheirText) {
   add("user", "weather in Paris?");
   add("assistant", nlohmann::json::array({ingest::ToolCallPart("c1", "get_weather", "{}")}));
   add("tool", nlohmann::json::array({ingest::ToolResultPart("c1", "sunny", false)}));
-  add("assistant", nlohmann::json::array({ingest::TextPart("And Rome?"), ingest::ToolCallPart("c2", "get_weather", "{}")}));
+  add("assistant",
+      nlohmann::json::array({ingest::TextPart("And Rome?"), ingest::ToolCallPart("c2", "get_weather", "{}")}));
   auto stored = archive_.Store(c);
   ASSERT_TRUE(stored.ok()) << stored.status().ToString();
   ASSERT_TRUE(TagConversationUser(t_.ns(), stored->conversation_row, "alice").ok());
