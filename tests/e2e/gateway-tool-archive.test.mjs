@@ -178,6 +178,16 @@ for (const [kind, upstream] of Object.entries(KINDS)) {
         assert.equal(textOf(answered.content), 'tool result: Sunny, 24°C ☀️');
         assert.deepEqual(changed.content, [{ type: 'system_prompt', text: `${CHANGED_PROMPT}\n${clockLine(5)}` }]);
 
+        // The export carries them as stored.
+        const dump = await gw.api('/v1/export');
+        assert.equal(dump.status, 200);
+        const exported = dump.text
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line))
+          .filter((line) => line.type === 'message' && line.conversation_id === conversation);
+        assert.deepEqual(exported.map((m) => m.content), stored.map((m) => m.content));
+
         // Tool parts and prompts are no words: the search finds none of them.
         const search = await gw.api('/v1/search', { body: { query: 'Sunny weather helper', conversation_id: conversation } });
         assert.equal(search.status, 200);
