@@ -194,6 +194,10 @@ TEST_F(ExtractionTest, ToolCallsAndResultsAreNotListedAndABatchOfOnlyThemIsNotSe
     add("tool", json::array({ingest::ToolResultPart(id, "nothing found", false)}));
   }
   ASSERT_TRUE(Archive(t_.ns()).StoreAndIndex(c).ok());
+  const ExtractionEstimate estimate = Estimate();
+  EXPECT_EQ(estimate.messages, 4);
+  EXPECT_EQ(estimate.batches, 0) << "the estimate is what the run sends";
+  EXPECT_EQ(estimate.prompt_tokens, 0);
   t_.clock().Advance(int64_t{config_.extraction.idle_minutes} * 60'000 + 1'779'900'000'000 - t_.clock().Now() +
                      next_minute_ * 60'000);
   Extract();
