@@ -14,17 +14,20 @@
 namespace cilia::gateway {
 
 struct ClientMessage {
-  std::string role;  // "user" or "assistant"
+  std::string role;  // "user", "assistant" or "tool"
   std::string text;  // its text parts joined by "\n"
-  // The storable content: the text and image parts in the ingest shape
-  // (a string when the client sent a string).
+  // The storable content: the text and image parts in the ingest shape (a
+  // string when the client sent a string and nothing else), then an
+  // assistant's tool calls; a tool message's one tool_result part
+  // (ingest/context_parts.h).
   nlohmann::json content;
 };
 
 struct ClientTurn {
-  // User and assistant messages with text or images, in order, before the
-  // new user message. System text, tool calls without text and tool results
-  // are not part of it: they are not what people said.
+  // The conversation before the new user message, in order: user and
+  // assistant messages with text, images or tool calls, and a role "tool"
+  // message, without text, for each tool result (an Anthropic user
+  // message's results come just before the rest of it).
   std::vector<ClientMessage> history;
   // The new user message: the last message when it is the user's and holds
   // text or an image (not when the request only returns tool results).
@@ -33,6 +36,9 @@ struct ClientTurn {
   bool has_images = false;  // an image part anywhere in the messages
   bool stream = false;
   bool include_usage = false;  // OpenAI stream_options.include_usage
+  // The client's system prompt as system_prompt parts, one per system
+  // message or block, cache_control markers left out; null when none.
+  nlohmann::json system_prompt;
 };
 
 // InvalidArgument naming the field when the body is not a request of that

@@ -468,7 +468,7 @@ void ChatService::Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, i
   r.reasoning_tokens = answer.usage.reasoning;
   r.recall_rounds = turn.upstream.recall_rounds;
   if (http_status == 200 && turn.memory) {
-    StoreAnswer(turn, answer.text);
+    StoreAnswer(turn, answer);
     if (turn.request.call.features.compression) {
       const ClientTurn& client = turn.request.client_turn;
       std::vector<ClientMessage> messages = client.history;
@@ -490,10 +490,13 @@ void ChatService::Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, i
   }
 }
 
-void ChatService::StoreAnswer(PreparedTurn& turn, const std::string& text) {
-  if (text.empty() || turn.identity.conversation_id.empty()) return;
+void ChatService::StoreAnswer(PreparedTurn& turn, const llm::AssistantTurn& answer) {
+  if (turn.identity.conversation_id.empty()) return;
+  const ingest::IngestConversation storage =
+      AnswerStorage(turn.identity, answer, turn.upstream.recall_offered ? kRecallToolName : std::string_view());
+  if (storage.messages.empty()) return;
   memory::Archive archive(*turn.ns);
-  auto stored = archive.Store(AnswerStorage(turn.identity, text));
+  auto stored = archive.Store(storage);
   if (!stored.ok()) {
     LogWarn("storing the answer in {}/{}: {}", turn.ns->name(), turn.identity.conversation_id, stored.status().ToString());
     return;

@@ -111,7 +111,7 @@ class ChatService {
   void KeepResponse(PreparedTurn& turn, const nlohmann::json& response);
   Status DescribeImages(PreparedTurn& turn);
   void Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, int http_status, std::string error);
-  void StoreAnswer(PreparedTurn& turn, const std::string& text);
+  void StoreAnswer(PreparedTurn& turn, const llm::AssistantTurn& answer);
   bool ContinueWithRecall(PreparedTurn& turn, const llm::AssistantTurn& answer);
   void StreamDone();
 

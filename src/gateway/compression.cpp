@@ -4,6 +4,7 @@
 
 #include "core/codec.h"
 #include "core/log.h"
+#include "ingest/context_parts.h"
 #include "llm/json_access.h"
 #include "llm/routing.h"
 #include "llm/upstream.h"
@@ -75,9 +76,10 @@ json SummaryRequest(std::string_view previous_summary, const std::vector<ClientM
   if (!previous_summary.empty()) transcript += fmt::format("<previous_summary>\n{}\n</previous_summary>\n\n", previous_summary);
   transcript += "<messages>\n";
   for (size_t i = plan.summarize_from; i < plan.summarize_to; ++i) {
-    // What was said: a client's harness blocks (text/harness.h) are no part of it.
+    // What was said: a client's harness blocks (text/harness.h) are no part
+    // of it, nor tool calls and results without words.
     const std::string own = text::OwnWords(messages[i].text);
-    if (own.empty() && !messages[i].text.empty()) continue;
+    if (own.empty() && (!messages[i].text.empty() || ingest::HoldsContextParts(messages[i].content))) continue;
     transcript += fmt::format("[{}]\n{}\n\n", messages[i].role, own);
   }
   transcript += "</messages>";

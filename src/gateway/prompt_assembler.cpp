@@ -700,4 +700,9 @@ Result<Assembled> Assemble(const json& client_body, const MemoryBlocks& memory, 
   }
 }
 
+std::string WithoutPerTurnLines(std::string_view text) {
+  std::vector<std::string> moved;
+  return MovePerTurnLines(text, &moved);
+}
+
 }  // namespace cilia::gateway

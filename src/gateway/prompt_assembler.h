@@ -79,4 +79,8 @@ Result<Assembled> Assemble(const nlohmann::json& client_body, const MemoryBlocks
 // longer than 100 code points is never one.
 bool IsPerTurnLine(std::string_view line);
 
+// `text` without its per-turn lines, as the assembler keeps it in BP1: what
+// tells whether a client's system prompt changed, and not only its clock.
+std::string WithoutPerTurnLines(std::string_view text);
+
 }  // namespace cilia::gateway

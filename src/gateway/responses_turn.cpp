@@ -14,7 +14,8 @@ Result<json> ArchivedChain(memory::Namespace& ns, const std::string& conversatio
   CILIA_ASSIGN_OR_RETURN(auto messages, memory::ConversationMessages(ns, conversation_id));
   json chain = json::array();
   for (const store::MessageRecord& m : messages) {
-    if (m.role != "user" && m.role != "assistant") continue;
+    // Words only: tool calls, results and system prompts have no text to send.
+    if ((m.role != "user" && m.role != "assistant") || m.text.empty()) continue;
     chain.push_back({{"role", m.role}, {"content", m.text}});
   }
   return chain;

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "core/codec.h"
+#include "gateway/prompt_assembler.h"
+#include "ingest/context_parts.h"
 #include "memory/archive/archive.h"
 #include "memory/archive/conversation_match.h"
 #include "memory/archive/conversation_reads.h"
@@ -50,7 +52,7 @@ Result<std::optional<memory::ConversationMatch>> MatchHistory(memory::Namespace&
   if (client.history.empty()) return std::optional<memory::ConversationMatch>();
   std::vector<memory::ChatHistoryMessage> history;
   history.reserve(client.history.size());
-  for (const ClientMessage& m : client.history) history.push_back({m.role, m.text});
+  for (const ClientMessage& m : client.history) history.push_back({m.role, m.text, ingest::ContextKey(m.content)});
   CILIA_ASSIGN_OR_RETURN(std::optional<memory::ConversationMatch> match,
                          memory::FindContinuedConversation(ns, client.client_user, history));
   if (!header.empty() && match && match->conversation_id != header) match.reset();
@@ -61,6 +63,35 @@ Result<std::optional<memory::ConversationMatch>> MatchHistory(memory::Namespace&
     if (!conversation || conversation->next_seq - 1 != match->last_matched_seq) match.reset();
   }
   return match;
+}
+
+// Whether `stored` (a system message's content JSON) holds the same system
+// prompt as `parts`, per-turn clock lines aside: clients rewrite those every
+// turn, and a prompt stored per turn would be noise.
+bool SameSystemPrompt(const std::string& stored, const nlohmann::json& parts) {
+  const nlohmann::json kept = nlohmann::json::parse(stored, nullptr, false);
+  if (!kept.is_array() || kept.size() != parts.size()) return false;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (kept[i].value("type", "") != ingest::kSystemPromptPart) return false;
+    if (WithoutPerTurnLines(kept[i].value("text", "")) != WithoutPerTurnLines(parts[i].value("text", ""))) return false;
+  }
+  return true;
+}
+
+// The id to store the client's system prompt under when it is new to the
+// conversation (row 0: a new one) or differs from the one stored last;
+// nullopt otherwise. The id names the seq of the prompt it follows, so that
+// a prompt changed back to an earlier one is stored again.
+Result<std::optional<std::string>> ChangedSystemPromptId(memory::Namespace& ns, int64_t conversation_row,
+                                                         const ClientMessage& prompt) {
+  if (prompt.content.is_null()) return std::optional<std::string>();
+  int64_t follows = -1;
+  if (conversation_row != 0) {
+    CILIA_ASSIGN_OR_RETURN(auto last, memory::LastSystemMessage(ns, conversation_row));
+    if (last && SameSystemPrompt(last->content, prompt.content)) return std::optional<std::string>();
+    if (last) follows = last->seq;
+  }
+  return std::optional<std::string>(GatewayMessageId('s', follows, prompt));
 }
 
 Result<FoundConversation> FindIn(memory::Namespace& ns, const ClientTurn& client, std::string_view header, UnixMs now) {
@@ -103,12 +134,17 @@ Result<FoundConversation> FindIn(memory::Namespace& ns, const ClientTurn& client
     }
     found.storage.created = !named;
   }
+  const ClientMessage prompt{"system", "", client.system_prompt};
+  CILIA_ASSIGN_OR_RETURN(const std::optional<std::string> prompt_id,
+                         ChangedSystemPromptId(ns, match ? match->conversation_row : id.conversation_row, prompt));
+  if (prompt_id) ingest.messages.push_back(ToIngest(prompt, *prompt_id));
   for (size_t i : missing) {
-    ingest.messages.push_back(ToIngest(client.history[i], GatewayMessageId('h', static_cast<int64_t>(i), client.history[i])));
+    found.storage.anchor_id = GatewayMessageId('h', static_cast<int64_t>(i), client.history[i]);
+    ingest.messages.push_back(ToIngest(client.history[i], found.storage.anchor_id));
   }
   if (client.current) {
-    found.storage.current_id = GatewayMessageId('u', anchor, *client.current);
-    ingest.messages.push_back(ToIngest(*client.current, found.storage.current_id));
+    found.storage.anchor_id = GatewayMessageId('u', anchor, *client.current);
+    ingest.messages.push_back(ToIngest(*client.current, found.storage.anchor_id));
   }
   id.reply_anchor = anchor;
   id.visible_from_seq = match ? match->first_matched_seq : 0;
@@ -140,18 +176,27 @@ Result<TurnIdentity> StoreTurn(memory::Namespace& ns, const TurnStorage& storage
   if (!stored.ok()) return stored.status().With("storing the turn's messages");
   known.conversation_row = stored->conversation_row;
   if (storage.created) CILIA_RETURN_IF_ERROR(memory::TagConversationUser(ns, known.conversation_row, client_user));
-  if (!storage.current_id.empty()) {
-    CILIA_ASSIGN_OR_RETURN(auto current, memory::MessageByCallerId(ns, known.conversation_row, storage.current_id));
-    if (current) known.reply_anchor = current->seq;
+  if (!storage.anchor_id.empty()) {
+    CILIA_ASSIGN_OR_RETURN(auto last, memory::MessageByCallerId(ns, known.conversation_row, storage.anchor_id));
+    if (last) known.reply_anchor = last->seq;
   }
   return known;
 }
 
-ingest::IngestConversation AnswerStorage(const TurnIdentity& identity, const std::string& text) {
-  const ClientMessage reply{"assistant", text, text};
+ingest::IngestConversation AnswerStorage(const TurnIdentity& identity, const llm::AssistantTurn& answer,
+                                         std::string_view own_tool) {
+  std::vector<nlohmann::json> parts;
+  for (const llm::ToolCall& call : answer.tool_calls) {
+    if (call.name != own_tool) parts.push_back(ingest::ToolCallPart(call.id, call.name, call.arguments));
+  }
   ingest::IngestConversation ingest;
   ingest.conversation_id = identity.conversation_id;
   ingest.source = "gateway";
+  if (answer.text.empty() && parts.empty()) return ingest;
+  // A plain answer stays a string, as it was stored before tool calls were kept.
+  if (!parts.empty() && !answer.text.empty()) parts.insert(parts.begin(), ingest::TextPart(answer.text));
+  const ClientMessage reply{"assistant", answer.text,
+                            parts.empty() ? nlohmann::json(answer.text) : nlohmann::json(parts)};
   ingest.messages.push_back(ToIngest(reply, GatewayMessageId('a', identity.reply_anchor, reply)));
   return ingest;
 }

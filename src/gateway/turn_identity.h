@@ -1,6 +1,8 @@
 // How a chat turn finds its conversation (DESIGN.md §6 step 2): by the
 // X-Cilia-Conversation header, else by the history the client sends, else a
-// new one; what of the request the archive has not seen yet; and storing it.
+// new one; what of the request the archive has not seen yet (tool calls and
+// results too, and the system prompt when it changed: docs/gateway.md "What
+// the archive keeps"); and storing it.
 //
 // A failed read fails the turn with Busy (503, the client retries): a
 // conversation that could not be read is never taken for one that does not
@@ -15,6 +17,7 @@
 #include "core/time.h"
 #include "gateway/chat_request.h"
 #include "ingest/ingest_request.h"
+#include "llm/chat_format.h"
 #include "memory/namespace.h"
 #include "memory/recall/recall.h"
 
@@ -36,9 +39,14 @@ struct TurnIdentity {
 
 // What a turn adds to the archive, decided before anything is written.
 struct TurnStorage {
-  ingest::IngestConversation ingest;  // missing history messages, then the new user message
-  std::string current_id;             // the new user message's id, "" when none
-  bool created = false;               // the conversation is new: tag it with the client's user
+  // The client's system prompt when it changed, the missing history
+  // messages, then the new user message.
+  ingest::IngestConversation ingest;
+  // The id of the message the answer follows: the new user message, else
+  // the last history message added (a tool result a client returns); ""
+  // when none. A retry then finds the same anchor in what it matched.
+  std::string anchor_id;
+  bool created = false;  // the conversation is new: tag it with the client's user
 };
 
 struct FoundConversation {
@@ -56,8 +64,11 @@ Result<FoundConversation> FindTurnConversation(memory::Namespace& ns, const Clie
 Result<TurnIdentity> StoreTurn(memory::Namespace& ns, const TurnStorage& storage, std::string_view client_user,
                                TurnIdentity known);
 
-// The answer to store after the turn, with an id that makes a retried turn
-// store nothing twice.
-ingest::IngestConversation AnswerStorage(const TurnIdentity& identity, const std::string& text);
+// The answer to store after the turn: its text, then its tool calls except
+// those to `own_tool` (cilia's recall, run in process: "" when not offered),
+// with an id that makes a retried turn store nothing twice. No message when
+// the answer has neither.
+ingest::IngestConversation AnswerStorage(const TurnIdentity& identity, const llm::AssistantTurn& answer,
+                                         std::string_view own_tool);
 
 }  // namespace cilia::gateway

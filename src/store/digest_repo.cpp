@@ -266,7 +266,7 @@ Result<std::vector<DayMessage>> DigestRepo::MessagesBetween(UnixMs begin, UnixMs
   CILIA_ASSIGN_OR_RETURN(Statement * s,
                          db_.Prepare("SELECT c.external_id, coalesce(m.caller_id, 'm_' || m.id), m.role, m.name, "
                                      "m.text, m.created_at FROM messages m JOIN conversations c ON c.id = "
-                                     "m.conversation_id WHERE m.created_at >= ? AND m.created_at < ? "
+                                     "m.conversation_id WHERE m.created_at >= ? AND m.created_at < ? AND m.text <> '' "
                                      "ORDER BY m.created_at, m.id"));
   s->Bind(1, begin).Bind(2, end);
   return s->All([](const Statement& r) {

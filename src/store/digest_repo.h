@@ -119,7 +119,8 @@ class DigestRepo {
   // Days ("YYYY-MM-DD") whose item is pending, earliest first.
   Result<std::vector<std::string>> PendingDays();
 
-  // Messages created in [begin, end), by time then id.
+  // Messages with text created in [begin, end), by time then id (a message
+  // without text, a tool call or result or a system prompt, says nothing to log).
   Result<std::vector<DayMessage>> MessagesBetween(UnixMs begin, UnixMs end);
   // The time of the oldest message, or nullopt when there is none.
   Result<std::optional<UnixMs>> FirstMessageAt();

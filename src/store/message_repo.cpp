@@ -170,6 +170,17 @@ Result<std::vector<MessageRecord>> MessageRepo::MessagesBefore(int64_t conversat
   return messages;
 }
 
+Result<std::optional<MessageRecord>> MessageRepo::LastSystemMessage(int64_t conversation_row) {
+  // Served by the partial index messages_system (0008_system_prompts.sql).
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(fmt::format(
+          "SELECT {} FROM messages WHERE conversation_id = ? AND role = 'system' ORDER BY seq DESC LIMIT 1",
+          kMessageColumns)));
+  s->Bind(1, conversation_row);
+  return s->One(ReadMessage);
+}
+
 Result<int64_t> MessageRepo::CountConversations() {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM conversations"));
   return s->OneInt();

@@ -38,6 +38,9 @@ class MessageRepo {
   Result<std::vector<MessageRecord>> MessagesFrom(int64_t conversation_row, int64_t from_seq, int limit = 0);
   // The last `limit` messages of a conversation with seq < before_seq, in order.
   Result<std::vector<MessageRecord>> MessagesBefore(int64_t conversation_row, int64_t before_seq, int limit);
+  // The conversation's newest message of role "system" (the client's system
+  // prompt as the gateway last stored it), if any.
+  Result<std::optional<MessageRecord>> LastSystemMessage(int64_t conversation_row);
   Result<int64_t> CountConversations();
   Result<int64_t> CountMessages();
   // Messages of a conversation with seq >= from_seq.

@@ -23,7 +23,7 @@ async function sources() {
 const FAMILIES = {
   type: ['fact', 'preference', 'event', 'plan', 'relationship', 'rule', 'project', 'other'],
   status: ['active', 'superseded', 'archived', 'all'],
-  role: ['user', 'assistant', 'system'],
+  role: ['user', 'assistant', 'system', 'tool'],
   author: ['owner', 'agent', 'extractor'],
   job: ['extract', 'nightly', 'retention', 'reindex'],
   outcome: ['running', 'ok', 'partial', 'skipped', 'failed'],
@@ -57,4 +57,15 @@ test('every key the sources use exists', async () => {
     assert.ok(FAMILIES[family], `the page builds keys "${family}.…" at run time: list its values in FAMILIES`);
     for (const value of FAMILIES[family]) assert.ok(`${family}.${value}` in STRINGS.en, `${family}.${value} has no string`);
   }
+});
+
+test('a message shows what the gateway keeps besides words under a label', async () => {
+  const { messageText } = await import(join(webDir, 'ui.js'));
+  const call = { type: 'tool_call', id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' };
+  assert.equal(messageText([{ type: 'text', text: 'Checking.' }, call]), 'Checking.\n[tool call: get_weather] {"city":"Paris"}');
+  assert.equal(messageText([{ type: 'tool_result', tool_call_id: 'c1', content: 'sunny' }]), '[tool result] sunny');
+  const failed = { type: 'tool_result', tool_call_id: 'c1', is_error: true, content: [{ type: 'text', text: 'boom' }] };
+  assert.equal(messageText([failed]), '[tool result · error] boom');
+  assert.equal(messageText([{ type: 'system_prompt', text: 'Be kind.' }]), '[system prompt] Be kind.');
+  assert.equal(messageText([{ type: 'image_url', image_url: { url: 'cilia-file:x' } }]), '[image]');
 });

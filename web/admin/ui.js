@@ -176,11 +176,25 @@ export function highlighted(text, needles) {
   return out;
 }
 
-// A message's content (a string or a parts array) as text.
+// A message's content (a string or a parts array) as text; what the
+// gateway keeps besides words (docs/api.md "Part types") under a label.
 export function messageText(content) {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (part.type === 'text' ? part.text : `[${t('common.image')}]`)).join('\n');
+  return content.map(partText).join('\n');
+}
+
+function partText(part) {
+  switch (part?.type) {
+    case 'text': return part.text;
+    case 'tool_call': return `[${t('part.tool_call')}: ${part.name}] ${part.arguments}`;
+    case 'tool_result': {
+      const label = part.is_error ? `${t('part.tool_result')} · ${t('part.error')}` : t('part.tool_result');
+      return `[${label}] ${messageText(part.content)}`;
+    }
+    case 'system_prompt': return `[${t('part.system_prompt')}] ${part.text}`;
+    default: return `[${t('common.image')}]`;
+  }
 }
 
 // "2026-05-28T20:26:40+08:00" as the owner's wall time, without converting

@@ -9,6 +9,7 @@
 
 #include "core/codec.h"
 #include "core/env.h"
+#include "ingest/context_parts.h"
 #include "memory/archive/windowing.h"
 #include "store/digest_repo.h"
 #include "store/excerpt_repo.h"
@@ -43,14 +44,17 @@ Result<std::string> StoreImage(store::MessageRepo& repo, const std::string& file
 }
 
 // Replaces inline image data by references to stored files, so the message
-// keeps the image verbatim without carrying megabytes in every row.
+// keeps the image verbatim without carrying megabytes in every row; also
+// inside the content of tool results (`path`: where `content` sits, for errors).
 Result<nlohmann::json> StoreInlineImages(store::MessageRepo& repo, const std::string& files_dir,
-                                         const nlohmann::json& content, int64_t now) {
+                                         const nlohmann::json& content, int64_t now,
+                                         const std::string& path = "content") {
   if (!content.is_array()) return content;
   nlohmann::json out = content;
   for (size_t i = 0; i < out.size(); ++i) {
     nlohmann::json& part = out[i];
     if (!part.is_object()) continue;
+    const std::string part_path = fmt::format("{}[{}]", path, i);
     std::string type = part.value("type", "");
     if (type == "image_url" && part.contains("image_url") && part["image_url"].is_object()) {
       std::string url = part["image_url"].value("url", "");
@@ -59,19 +63,22 @@ Result<nlohmann::json> StoreInlineImages(store::MessageRepo& repo, const std::st
       size_t semi = url.find(';');
       if (comma == std::string::npos || semi == std::string::npos || semi > comma ||
           url.compare(semi, 8, ";base64,") != 0) {
-        return Status::InvalidArgument(fmt::format("content[{}].image_url.url: only base64 data URLs are stored", i));
+        return Status::InvalidArgument(part_path + ".image_url.url: only base64 data URLs are stored");
       }
       std::string mime = url.substr(5, semi - 5);
       auto sha = StoreImage(repo, files_dir, mime, std::string_view(url).substr(comma + 1), now);
-      if (!sha.ok()) return sha.status().With(fmt::format("content[{}].image_url.url", i));
+      if (!sha.ok()) return sha.status().With(part_path + ".image_url.url");
       part["image_url"]["url"] = "cilia-file:" + *sha;
       part["image_url"]["mime_type"] = mime;
     } else if (type == "image" && part.contains("source") && part["source"].is_object() &&
                part["source"].value("type", "") == "base64") {
       std::string mime = part["source"].value("media_type", "application/octet-stream");
       auto sha = StoreImage(repo, files_dir, mime, part["source"].value("data", ""), now);
-      if (!sha.ok()) return sha.status().With(fmt::format("content[{}].source.data", i));
+      if (!sha.ok()) return sha.status().With(part_path + ".source.data");
       part["source"] = {{"type", "file"}, {"file", "cilia-file:" + *sha}, {"media_type", mime}};
+    } else if (type == ingest::kToolResultPart && part.contains("content")) {
+      CILIA_ASSIGN_OR_RETURN(part["content"],
+                             StoreInlineImages(repo, files_dir, part["content"], now, part_path + ".content"));
     }
   }
   return out;

@@ -1,10 +1,13 @@
 #include "memory/archive/conversation_match.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
+#include "ingest/context_parts.h"
 #include "store/conversation_match_repo.h"
 #include "store/message_repo.h"
 
@@ -72,11 +75,25 @@ void FindLongestChain(Candidate& c) {
   }
 }
 
-std::string MatchKey(std::string_view role, std::string_view text) {
-  std::string key(role);
-  key += '\n';
-  key += store::TrimForMatch(text);
-  return key;
+// The keys a message is matched by: its tool call or result ids when it
+// holds any, and its text unless it is only those. Either key found on the
+// other side matches, so an assistant message stored with its text and
+// calls is found again whether a client resends the text, the calls or both
+// (and one stored before calls were kept, by its text). A unit separator
+// keeps ids from meeting a text.
+std::vector<std::string> MatchKeys(std::string_view role, std::string_view text, std::string_view context_key) {
+  std::vector<std::string> keys;
+  const std::string_view trimmed = store::TrimForMatch(text);
+  if (!context_key.empty()) keys.push_back(fmt::format("{}\n\x1f{}", role, context_key));
+  if (context_key.empty() || !trimmed.empty()) keys.push_back(fmt::format("{}\n{}", role, trimmed));
+  return keys;
+}
+
+// The context key of a stored message; only content that can hold tool
+// parts is parsed.
+std::string StoredContextKey(const store::MessageRecord& m) {
+  if (m.content.find("\"tool_") == std::string::npos) return "";
+  return ingest::ContextKey(nlohmann::json::parse(m.content, nullptr, false));
 }
 
 // The longest common subsequence of the history and the stored messages, as
@@ -93,10 +110,16 @@ std::vector<Hit> Align(const std::unordered_map<std::string, std::vector<size_t>
   std::vector<Node> nodes;
   std::vector<int> tails;  // tails[k]: node ending a common subsequence of length k + 1, smallest index
   for (const store::MessageRecord& m : stored) {
-    auto positions = history_positions.find(MatchKey(m.role, m.text));
-    if (positions == history_positions.end()) continue;
+    std::vector<size_t> positions;
+    for (const std::string& key : MatchKeys(m.role, m.text, StoredContextKey(m))) {
+      auto found = history_positions.find(key);
+      if (found == history_positions.end()) continue;
+      positions.insert(positions.end(), found->second.begin(), found->second.end());
+    }
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
     // Descending, so that no chain uses one stored message twice.
-    for (auto index = positions->second.rbegin(); index != positions->second.rend(); ++index) {
+    for (auto index = positions.rbegin(); index != positions.rend(); ++index) {
       auto slot = std::lower_bound(tails.begin(), tails.end(), *index,
                                    [&](int node, size_t value) { return nodes[node].hit.index < value; });
       const int previous = slot == tails.begin() ? -1 : *(slot - 1);
@@ -173,7 +196,9 @@ Result<std::optional<ConversationMatch>> FindContinuedConversation(Namespace& ns
 
     std::unordered_map<std::string, std::vector<size_t>> history_positions;
     for (size_t i = 0; i < history.size(); ++i) {
-      history_positions[MatchKey(history[i].role, history[i].text)].push_back(i);
+      for (std::string& key : MatchKeys(history[i].role, history[i].text, history[i].context_key)) {
+        history_positions[std::move(key)].push_back(i);
+      }
     }
     const auto history_size = static_cast<int64_t>(history.size());
     store::MessageRepo messages(db);

@@ -17,8 +17,12 @@
 namespace cilia::memory {
 
 struct ChatHistoryMessage {
-  std::string role;  // "user" or "assistant"
+  std::string role;  // "user", "assistant" or "tool"
   std::string text;  // the plain text, as ContentText gives it
+  // The ids of the tool calls or results it holds (ingest::ContextKey), ""
+  // for none: such a message is matched by them as well as by its text,
+  // which a tool result lacks and some clients drop beside tool calls.
+  std::string context_key;
 };
 
 struct ConversationMatch {
@@ -39,7 +43,8 @@ struct ConversationMatch {
 // messages that may start anywhere: a client that sends only its last
 // messages still matches, and a regenerated reply or an edited message in
 // between does not break the match. Messages are compared by role and by
-// text trimmed of ASCII whitespace at both ends. Ties go to the most recently
+// text trimmed of ASCII whitespace at both ends, or by role and context key
+// when they hold tool calls or results (either one matching is enough). Ties go to the most recently
 // updated conversation. nullopt when the history is empty or no conversation
 // holds any of its messages.
 //

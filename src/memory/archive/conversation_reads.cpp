@@ -35,6 +35,11 @@ Result<std::optional<store::MessageRecord>> MessageByCallerId(Namespace& ns, int
       [&](store::Database& db) { return store::MessageRepo(db).FindByCallerId(conversation_row, caller_id); });
 }
 
+Result<std::optional<store::MessageRecord>> LastSystemMessage(Namespace& ns, int64_t conversation_row) {
+  return ns.store().Read(
+      [&](store::Database& db) { return store::MessageRepo(db).LastSystemMessage(conversation_row); });
+}
+
 Result<std::optional<store::ConversationSummary>> LatestSummary(Namespace& ns, int64_t conversation_row) {
   return ns.store().Read([&](store::Database& db) { return store::SummaryRepo(db).Latest(conversation_row); });
 }

@@ -29,6 +29,9 @@ Result<std::vector<store::MessageRecord>> ConversationMessages(Namespace& ns, st
 Result<std::optional<store::MessageRecord>> MessageByCallerId(Namespace& ns, int64_t conversation_row,
                                                               std::string_view caller_id);
 
+// The conversation's newest system message: the system prompt the gateway
+// stored last, which a turn compares its client's with.
+Result<std::optional<store::MessageRecord>> LastSystemMessage(Namespace& ns, int64_t conversation_row);
 // The newest summary of the conversation, if any.
 Result<std::optional<store::ConversationSummary>> LatestSummary(Namespace& ns, int64_t conversation_row);
 // Adds `summary` as covering the conversation as stored now (through_seq is

@@ -120,6 +120,14 @@ std::vector<BatchMessage> NextBatch(const MessagePtrs& before, const MessagePtrs
   return batch;
 }
 
+// Whether a new message of the batch has text. New messages without (a
+// tool loop's calls and results) say nothing to excerpt: such a batch is
+// read past without asking the model.
+bool SaysSomething(const std::vector<BatchMessage>& batch) {
+  return std::any_of(batch.begin(), batch.end(),
+                     [](const BatchMessage& b) { return !b.context && !b.message->text.empty(); });
+}
+
 // Context before the cursor: seqs may have gaps after a forget, so a few
 // more than `overlap` are read.
 int64_t ContextReach(const ExtractionConfig& x) { return 4 * int64_t{x.overlap} + 4; }
@@ -336,10 +344,11 @@ class Run {
 
   // Tries one batch. The seq the cursor moves to, or nullopt when it stays.
   Result<std::optional<int64_t>> Batch(const store::ConversationRecord& conv, std::vector<BatchMessage> batch) {
+    const int64_t end_seq = batch.back().message->seq + 1;
+    if (!SaysSomething(batch)) return std::optional<int64_t>(end_seq);  // read past, nothing to ask
     const int64_t first_seq = std::find_if(batch.begin(), batch.end(), [](const BatchMessage& b) {
                                 return !b.context;
                               })->message->seq;
-    const int64_t end_seq = batch.back().message->seq + 1;
     const std::string title = TitleOf(conv);
     json request = ExtractionRequest(batch, title, ns_.tz(), x_.max_items);
     const std::string hash = HashOf(request);
@@ -635,8 +644,9 @@ Status EstimateConversation(Namespace& ns, const ExtractionConfig& x, const Back
       return store::ExcerptRepo(db).SucceededBefore(Sha256Hex(request["messages"].dump()));
     }));
     const bool waits = gate.Waits(*fresh.front());
-    const int64_t tokens = cached ? 0 : EstimateRequestTokens(request);
-    const int64_t batches = cached ? 0 : 1;
+    const bool sent = !cached && SaysSomething(batch);
+    const int64_t tokens = sent ? EstimateRequestTokens(request) : 0;
+    const int64_t batches = sent ? 1 : 0;
     out.messages += taken;
     out.batches += batches;
     out.prompt_tokens += tokens;
@@ -729,9 +739,10 @@ json ExtractionRequest(const std::vector<BatchMessage>& batch, const std::string
   std::string messages = fmt::format("Conversation: {}\n\nMessages:\n", conversation_title);
   for (const BatchMessage& b : batch) {
     const store::MessageRecord& m = *b.message;
-    // The owner's words: a client's harness blocks are nothing to excerpt.
+    // The owner's words: a client's harness blocks are nothing to excerpt,
+    // nor a message without text (tool calls and results, a system prompt).
     const std::string own = text::OwnWords(m.text);
-    if (own.empty() && !m.text.empty()) continue;
+    if (own.empty()) continue;
     messages += fmt::format("\n[{} · {} · {}]{}\n{}\n", MessagePublicId(m), tz.FormatLocal(m.created_at, true),
                             SpeakerLabel(m.name, m.role), b.context ? " (context)" : "", own);
   }

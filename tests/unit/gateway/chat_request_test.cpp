@@ -20,10 +20,14 @@ TEST(ReadClientTurn, OpenAIHistoryKeepsWhatPeopleSaidAndTheLastUserMessageIsCurr
     ]})");
   auto turn = ReadClientTurn(body, Wire::kOpenAI);
   ASSERT_TRUE(turn.ok()) << turn.status().ToString();
-  ASSERT_EQ(turn->history.size(), 2u);
+  ASSERT_EQ(turn->history.size(), 4u);
   EXPECT_EQ(turn->history[0].text, "我的猫叫年糕 🐱");
   EXPECT_EQ(turn->history[0].content, "我的猫叫年糕 🐱");
   EXPECT_EQ(turn->history[1].role, "assistant");
+  EXPECT_EQ(turn->history[1].text, "") << "a tool call is no words";
+  EXPECT_EQ(turn->history[2].role, "tool");
+  EXPECT_EQ(turn->history[3].text, "好名字！");
+  EXPECT_EQ(turn->system_prompt, json::parse(R"([{"type":"system_prompt","text":"Be kind."}])"));
   ASSERT_TRUE(turn->current.has_value());
   EXPECT_EQ(turn->current->text, "look");
   ASSERT_TRUE(turn->current->content.is_array());
@@ -45,10 +49,70 @@ TEST(ReadClientTurn, AnthropicToolResultTurnHasNoNewUserMessage) {
   auto turn = ReadClientTurn(body, Wire::kAnthropic);
   ASSERT_TRUE(turn.ok()) << turn.status().ToString();
   EXPECT_FALSE(turn->current.has_value());
-  ASSERT_EQ(turn->history.size(), 1u);
+  ASSERT_EQ(turn->history.size(), 3u);
   EXPECT_EQ(turn->history[0].content, json::parse(R"([{"type":"text","text":"weather?"}])")) << "cache_control is not content";
+  EXPECT_EQ(turn->history[2].role, "tool");
+  EXPECT_TRUE(turn->system_prompt.is_null()) << "no system prompt sent";
   EXPECT_EQ(turn->client_user, "u-7");
   EXPECT_FALSE(turn->stream);
+}
+
+TEST(ReadClientTurn, OpenAIToolCallsFollowTheTextAndToolMessagesHoldOneResult) {
+  const json body = json::parse(R"({
+    "messages": [
+      {"role": "developer", "content": [{"type": "text", "text": "Rules."}]},
+      {"role": "system", "content": "Be brief."},
+      {"role": "user", "content": "weather in Paris and Rome?"},
+      {"role": "assistant", "content": "Checking.", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
+        {"id": "c2", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Rome\"}"}}]},
+      {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+      {"role": "tool", "tool_call_id": "c2", "content": [{"type": "text", "text": "rain"}]}
+    ]})");
+  auto turn = ReadClientTurn(body, Wire::kOpenAI);
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+  EXPECT_FALSE(turn->current.has_value()) << "the request returns tool results";
+  ASSERT_EQ(turn->history.size(), 4u);
+  EXPECT_EQ(turn->history[1].text, "Checking.");
+  EXPECT_EQ(turn->history[1].content, json::parse(R"([{"type":"text","text":"Checking."},
+    {"type":"tool_call","id":"c1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},
+    {"type":"tool_call","id":"c2","name":"get_weather","arguments":"{\"city\":\"Rome\"}"}])"));
+  EXPECT_EQ(turn->history[2].content, json::parse(R"([{"type":"tool_result","tool_call_id":"c1","content":"sunny"}])"));
+  EXPECT_EQ(turn->history[3].content,
+            json::parse(R"([{"type":"tool_result","tool_call_id":"c2","content":[{"type":"text","text":"rain"}]}])"));
+  EXPECT_EQ(turn->history[3].text, "");
+  EXPECT_EQ(turn->system_prompt,
+            json::parse(R"([{"type":"system_prompt","text":"Rules."},{"type":"system_prompt","text":"Be brief."}])"));
+}
+
+TEST(ReadClientTurn, AnthropicToolResultsComeJustBeforeTheRestOfTheirUserMessage) {
+  const json body = json::parse(R"({
+    "system": [{"type": "text", "text": "You are Ada.", "cache_control": {"type": "ephemeral"}}],
+    "messages": [
+      {"role": "user", "content": "look this up"},
+      {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s"},
+                                        {"type": "text", "text": "On it."},
+                                        {"type": "tool_use", "id": "t1", "name": "search", "input": {"q": "x"}}]},
+      {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "is_error": true,
+         "content": [{"type": "text", "text": "failed", "cache_control": {"type": "ephemeral"}},
+                     {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]},
+        {"type": "text", "text": "try again"}]}
+    ]})");
+  auto turn = ReadClientTurn(body, Wire::kAnthropic);
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+  ASSERT_EQ(turn->history.size(), 3u);
+  EXPECT_EQ(turn->history[1].content, json::parse(R"([{"type":"text","text":"On it."},
+    {"type":"tool_call","id":"t1","name":"search","arguments":"{\"q\":\"x\"}"}])"));
+  EXPECT_EQ(turn->history[2].role, "tool");
+  EXPECT_EQ(turn->history[2].content, json::parse(R"([{"type":"tool_result","tool_call_id":"t1","is_error":true,
+    "content":[{"type":"text","text":"failed"},
+               {"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}])"));
+  ASSERT_TRUE(turn->current.has_value());
+  EXPECT_EQ(turn->current->text, "try again");
+  EXPECT_EQ(turn->system_prompt, json::parse(R"([{"type":"system_prompt","text":"You are Ada."}])"))
+      << "cache_control left out";
+  EXPECT_FALSE(turn->has_images) << "an image in a tool result does not pick the vision model";
 }
 
 TEST(ReadClientTurn, BadBodiesNameTheField) {

@@ -13,6 +13,7 @@
 #include "testing/temp_dir.h"
 #include "core/clock.h"
 #include "core/executor.h"
+#include "ingest/context_parts.h"
 #include "llm/upstream.h"
 #include "memory/archive/archive.h"
 #include "memory/upkeep/precious.h"
@@ -386,6 +387,10 @@ TEST_F(ChatServiceTest, ARecallCallBesideAClientToolIsDroppedAndTheClientToolRet
   EXPECT_EQ(calls[0]["id"], "call_w");
   EXPECT_EQ(reply.body["choices"][0]["finish_reason"], "tool_calls");
   EXPECT_EQ(upstream_.requests().size(), 1u);
+  const auto stored = Messages("c4");
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(json::parse(stored[1].content), json::array({ingest::ToolCallPart("call_w", "weather", "{}")}))
+      << "the client's call is archived, cilia's recall is not";
 }
 
 TEST_F(ChatServiceTest, StreamingARecallTurnReadsAsOneStream) {
@@ -549,7 +554,8 @@ TEST_F(ChatServiceTest, AResponsesTurnIsAnsweredAsAResponseAndChainsByItsId) {
   const auto turns = Turns();
   ASSERT_EQ(turns.size(), 2u);
   EXPECT_EQ(turns[0].conversation_id, turns[1].conversation_id) << "one conversation, not two";
-  EXPECT_EQ(Messages(turns[0].conversation_id).size(), 4u);
+  EXPECT_EQ(Messages(turns[0].conversation_id).size(), 5u) << "the instructions, once, and two turns";
+  EXPECT_EQ(Messages(turns[0].conversation_id)[0].content, R"([{"text":"be brief","type":"system_prompt"}])");
   ASSERT_TRUE(service_->DeleteResponse("default", id).ok());
   EXPECT_EQ(service_->GetResponse("default", id).status().code(), Code::kNotFound);
 }

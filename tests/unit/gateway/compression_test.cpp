@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/executor.h"
+#include "ingest/context_parts.h"
 #include "testing/test_namespace.h"
 
 #include <string>
@@ -92,6 +93,16 @@ TEST(SummaryRequest, TheClientsHarnessTextIsNotSummarised) {
       {"user", "kept", ""}};
   const std::string transcript = SummaryRequest("", messages, {0, 3, ""}, "mini")["messages"][1]["content"];
   EXPECT_EQ(transcript, "<messages>\n[user]\nMy cat is called Miso.\n\n[assistant]\nNoted.\n\n</messages>");
+}
+
+TEST(SummaryRequest, ToolCallsAndResultsWithoutWordsAreNotSummarised) {
+  const json call = json::array({ingest::ToolCallPart("c1", "get_weather", "{}")});
+  const json result = json::array({ingest::ToolResultPart("c1", "sunny", false)});
+  std::vector<ClientMessage> messages = {
+      {"user", "Weather?", "Weather?"}, {"assistant", "", call}, {"tool", "", result},
+      {"assistant", "Sunny.", "Sunny."}, {"user", "kept", "kept"}};
+  const std::string transcript = SummaryRequest("", messages, {0, 4, ""}, "mini")["messages"][1]["content"];
+  EXPECT_EQ(transcript, "<messages>\n[user]\nWeather?\n\n[assistant]\nSunny.\n\n</messages>");
 }
 
 }  // namespace

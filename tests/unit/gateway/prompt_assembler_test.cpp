@@ -524,6 +524,13 @@ TEST(IsPerTurnLine, NeverMovesLongLines) {
   EXPECT_FALSE(IsPerTurnLine("Current time: 2026-06-19 21:03 " + std::string(300, '\xE5')));
 }
 
+TEST(WithoutPerTurnLines, KeepsTheStablePartOfASystemPrompt) {
+  EXPECT_EQ(WithoutPerTurnLines("You are Ada.\nCurrent time: 2026-06-19 21:03"), "You are Ada.");
+  EXPECT_EQ(WithoutPerTurnLines("今天是星期五\n你是小助手。\n"), "你是小助手。\n");
+  EXPECT_EQ(WithoutPerTurnLines("You are Ada."), "You are Ada.");
+  EXPECT_EQ(WithoutPerTurnLines("Current time: 2026-06-19 21:03"), WithoutPerTurnLines("Current time: 2026-06-20 08:00"));
+}
+
 // ---------------------------------------------------------------------------
 // Profile order
 

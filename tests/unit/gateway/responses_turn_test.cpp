@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ingest/context_parts.h"
 #include "memory/archive/archive.h"
 #include "testing/test_namespace.h"
 
@@ -55,7 +56,10 @@ TEST_F(ResponsesTurnTest, AKeptResponseChainsWithItsMessagesAndOutput) {
 TEST_F(ResponsesTurnTest, AResponseNoLongerKeptIsFoundThroughTheArchive) {
   ingest::IngestConversation c;
   c.conversation_id = "chat-1";
+  c.messages.push_back({"s", "system", "", json::array({ingest::SystemPromptPart("be brief")}), 500});
   c.messages.push_back({"u", "user", "", "my cat is Mochi", 1000});
+  c.messages.push_back({"t", "assistant", "", json::array({ingest::ToolCallPart("c1", "lookup", "{}")}), 1500});
+  c.messages.push_back({"r", "tool", "", json::array({ingest::ToolResultPart("c1", "Mochi: a cat", false)}), 1600});
   c.messages.push_back({"a", "assistant", "", "lovely name", 2000});
   ASSERT_TRUE(memory::Archive(ns()).Store(c).ok());
   const std::string id = NewResponseId("chat-1", 3000, "0");
@@ -63,7 +67,8 @@ TEST_F(ResponsesTurnTest, AResponseNoLongerKeptIsFoundThroughTheArchive) {
   ASSERT_TRUE(next.ok()) << next.status().ToString();
   EXPECT_EQ(next->turn.continues, "chat-1");
   EXPECT_EQ(next->chat_body["messages"], json::parse(R"([{"role":"user","content":"my cat is Mochi"},
-      {"role":"assistant","content":"lovely name"},{"role":"user","content":"what is her name?"}])"));
+      {"role":"assistant","content":"lovely name"},{"role":"user","content":"what is her name?"}])"))
+      << "the words only: stored tool calls, results and prompts are no chat messages here";
   auto gone = ReadResponsesCall(json{{"previous_response_id", NewResponseId("chat-none", 1, "0")}, {"input", "x"}}, store_,
                                 "default", &ns(), 0);
   EXPECT_EQ(gone.status().code(), Code::kNotFound);

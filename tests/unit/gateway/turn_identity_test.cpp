@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ingest/context_parts.h"
 #include "memory/archive/archive.h"
 #include "memory/archive/conversation_reads.h"
 #include "testing/failing_reads.h"
@@ -19,14 +20,25 @@ class TurnIdentityTest : public ::testing::Test {
 
   // Runs a turn's identity and storage as the gateway does, and the answer.
   TurnIdentity Turn(const ClientTurn& client, const std::string& header, const std::string& answer) {
+    llm::AssistantTurn reply;
+    reply.text = answer;
+    return Turn(client, header, reply);
+  }
+  TurnIdentity Turn(const ClientTurn& client, const std::string& header, const llm::AssistantTurn& answer) {
     auto found = FindTurnConversation(ns(), client, header, now());
     EXPECT_TRUE(found.ok()) << found.status().ToString();
     auto stored = StoreTurn(ns(), found->storage, client.client_user, found->identity);
     EXPECT_TRUE(stored.ok()) << stored.status().ToString();
     memory::Archive archive(ns());
-    EXPECT_TRUE(archive.Store(AnswerStorage(*stored, answer)).ok());
+    EXPECT_TRUE(archive.Store(AnswerStorage(*stored, answer, "recall")).ok());
     space_.clock().Advance(1000);
     return *stored;
+  }
+
+  std::vector<store::MessageRecord> Messages(const std::string& conversation) {
+    auto messages = memory::ConversationMessages(ns(), conversation);
+    EXPECT_TRUE(messages.ok());
+    return messages.ok() ? *messages : std::vector<store::MessageRecord>();
   }
 
   int64_t MessageCount(const std::string& conversation) {
@@ -153,6 +165,83 @@ TEST_F(TurnIdentityTest, AConversationNamedByTheHeaderThatTheHistoryDoesNotMatch
   EXPECT_FALSE(found->storage.created);
   ASSERT_EQ(found->storage.ingest.messages.size(), 1u) << "only the new message";
   EXPECT_EQ(found->identity.reply_anchor, 1) << "anchored at the conversation's newest message";
+}
+
+nlohmann::json Prompt(const std::string& text) { return nlohmann::json::array({ingest::SystemPromptPart(text)}); }
+
+TEST_F(TurnIdentityTest, ToolCallsAndResultsAreStoredOnceAndTheSystemPromptOnlyWhenItChanges) {
+  const nlohmann::json call = ingest::ToolCallPart("c1", "get_weather", R"({"city":"Paris"})");
+  ClientTurn first;
+  first.system_prompt = Prompt("You are Ada.\nCurrent time: 2026-06-19 21:03");
+  first.current = Msg("user", "weather in Paris?");
+  llm::AssistantTurn calls;
+  calls.tool_calls = {{"r1", "recall", R"({"query":"Paris"})"}, {"c1", "get_weather", R"({"city":"Paris"})"}};
+  Turn(first, "tools", calls);
+
+  // The client returns the result; its clock line moved on.
+  ClientTurn second;
+  second.system_prompt = Prompt("You are Ada.\nCurrent time: 2026-06-19 21:04");
+  const ClientMessage asked = Msg("user", "weather in Paris?");
+  const ClientMessage called{"assistant", "", nlohmann::json::array({call})};
+  const ClientMessage result{"tool", "", nlohmann::json::array({ingest::ToolResultPart("c1", "sunny", false)})};
+  second.history = {asked, called, result};
+  auto found = FindTurnConversation(ns(), second, "", now());
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->identity.conversation_id, "tools") << "matched by the call's id";
+  ASSERT_EQ(found->storage.ingest.messages.size(), 1u) << "only the result is new";
+  EXPECT_EQ(found->storage.ingest.messages[0].role, "tool");
+  Turn(second, "", "Sunny in Paris.");
+  // The same request again stores nothing twice.
+  Turn(second, "", "Sunny in Paris.");
+
+  ClientTurn third;
+  third.system_prompt = Prompt("You are Ada. Be brief.\nCurrent time: 2026-06-19 21:05");
+  third.history = {asked, called, result, Msg("assistant", "Sunny in Paris.")};
+  third.current = Msg("user", "thanks");
+  Turn(third, "", "You're welcome.");
+
+  const std::vector<store::MessageRecord> stored = Messages("tools");
+  std::vector<std::string> roles;
+  for (const store::MessageRecord& m : stored) roles.push_back(m.role);
+  EXPECT_EQ(roles, (std::vector<std::string>{"system", "user", "assistant", "tool", "assistant", "system", "user",
+                                             "assistant"}));
+  ASSERT_EQ(stored.size(), 8u);
+  EXPECT_EQ(nlohmann::json::parse(stored[0].content), first.system_prompt) << "the prompt as the client sent it";
+  EXPECT_EQ(nlohmann::json::parse(stored[2].content), nlohmann::json::array({call})) << "cilia's recall is not kept";
+  EXPECT_EQ(nlohmann::json::parse(stored[5].content), third.system_prompt);
+  for (size_t i : {0, 2, 3, 5}) EXPECT_EQ(stored[i].text, "") << i;
+}
+
+TEST_F(TurnIdentityTest, APromptChangedBackIsStoredAgain) {
+  for (const std::string& prompt : {"A", "B", "A"}) {
+    ClientTurn client;
+    client.system_prompt = Prompt(prompt);
+    client.current = Msg("user", "say " + prompt);
+    Turn(client, "flip", "ok");
+  }
+  int prompts = 0;
+  for (const store::MessageRecord& m : Messages("flip")) prompts += m.role == "system";
+  EXPECT_EQ(prompts, 3);
+}
+
+TEST(AnswerStorage, TextThenToolCallsAndAPlainAnswerStaysAString) {
+  TurnIdentity identity;
+  identity.conversation_id = "c";
+  llm::AssistantTurn answer;
+  answer.text = "Let me look.";
+  answer.tool_calls = {{"c1", "search", "{}"}, {"r1", "recall", "{}"}};
+  const ingest::IngestConversation with_calls = AnswerStorage(identity, answer, "recall");
+  ASSERT_EQ(with_calls.messages.size(), 1u);
+  EXPECT_EQ(with_calls.messages[0].content,
+            nlohmann::json::array({ingest::TextPart("Let me look."), ingest::ToolCallPart("c1", "search", "{}")}));
+  // A client tool that happens to share the name is kept when cilia offered no recall.
+  EXPECT_EQ(AnswerStorage(identity, answer, "").messages[0].content.size(), 3u);
+  answer.tool_calls.clear();
+  EXPECT_EQ(AnswerStorage(identity, answer, "recall").messages[0].content, "Let me look.");
+  answer.text.clear();
+  answer.tool_calls = {{"r1", "recall", "{}"}};
+  EXPECT_TRUE(AnswerStorage(identity, answer, "recall").messages.empty())
+      << "nothing said, nothing of the client's called";
 }
 
 TEST_F(TurnIdentityTest, ClientSendsIsTheVisiblePartOfThisConversationOnly) {

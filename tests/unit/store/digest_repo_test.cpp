@@ -93,13 +93,15 @@ TEST_F(DigestRepoTest, ItemsStatePacksAndTheDaysMessages) {
                         "INSERT INTO messages(id, conversation_id, seq, caller_id, role, name, content, text, "
                         "content_hash, created_at, stored_at, source) VALUES "
                         "(1, 1, 0, 'D1:1', 'user', 'Ann', '\"a\"', 'a', 'h', 100, 0, 'api'),"
-                        "(2, 1, 1, NULL, 'assistant', '', '\"b\"', 'b', 'h', 200, 0, 'api')")
+                        "(2, 1, 1, NULL, 'assistant', '', '\"b\"', 'b', 'h', 200, 0, 'api'),"
+                        "(3, 1, 2, NULL, 'tool', '', '[{\"type\":\"tool_result\"}]', '', 'h', 150, 0, 'gateway')")
                   .ok());
   auto messages = repo.MessagesBetween(100, 200);
   ASSERT_EQ(messages->size(), 1u) << "the end is exclusive";
   EXPECT_EQ((*messages)[0].message_id, "D1:1");
   EXPECT_EQ((*messages)[0].name, "Ann");
   EXPECT_EQ(repo.MessagesBetween(0, 1000)->back().message_id, "m_2");
+  EXPECT_EQ(repo.MessagesBetween(0, 1000)->size(), 2u) << "a message without text says nothing to log";
   EXPECT_EQ(*repo.FirstMessageAt(), 100);
 }
 

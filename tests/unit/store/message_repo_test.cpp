@@ -63,6 +63,32 @@ TEST_F(MessageRepoTest, CallerIdsAreUniquePerConversation) {
   EXPECT_EQ((*found)->text, "hello");
 }
 
+TEST_F(MessageRepoTest, LastSystemMessageIsTheNewestOfItsConversationThroughItsIndex) {
+  MessageRepo repo(*db_);
+  auto a = *repo.CreateConversation("a", "", 0);
+  auto b = *repo.CreateConversation("b", "", 0);
+  EXPECT_FALSE(repo.LastSystemMessage(a.id)->has_value());
+  for (int seq = 0; seq < 4; ++seq) {
+    MessageRecord m = Message(a.id, seq, std::nullopt, "prompt " + std::to_string(seq));
+    if (seq % 2 == 0) m.role = "system";
+    ASSERT_TRUE(repo.Insert(m).ok());
+  }
+  MessageRecord other = Message(b.id, 9, std::nullopt, "other prompt");
+  other.role = "system";
+  ASSERT_TRUE(repo.Insert(other).ok());
+  auto last = repo.LastSystemMessage(a.id);
+  ASSERT_TRUE(last.ok() && last->has_value());
+  EXPECT_EQ((*last)->text, "prompt 2");
+
+  auto plan = db_->Prepare(
+      "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE conversation_id = 1 AND role = 'system' "
+      "ORDER BY seq DESC LIMIT 1");
+  ASSERT_TRUE(plan.ok());
+  std::string steps;
+  ASSERT_TRUE((*plan)->Each([&](const Statement& r) { steps += r.Text(3) + "\n"; }).ok());
+  EXPECT_NE(steps.find("messages_system"), std::string::npos) << steps;
+}
+
 TEST_F(MessageRepoTest, MessagesFromReturnsTheTailInOrder) {
   MessageRepo repo(*db_);
   auto c = *repo.CreateConversation("c", "", 0);

@@ -73,7 +73,8 @@ export function messageBubble(m, ctx, pinned, { hit = false } = {}) {
   const text = messageText(m.content);
   const speaker = m.name || t(`role.${m.role}`);
   const key = `${m.conversation_id}\n${m.id}`;
-  const heart = ctx.can('memory:write') && m.role !== 'system'
+  // A system prompt or a tool result is no one's words to keep as precious.
+  const heart = ctx.can('memory:write') && m.role !== 'system' && m.role !== 'tool'
     ? actionButton('', async (button) => {
       if (pinned.has(key)) return;
       await api('/v1/precious', { body: { conversation_id: m.conversation_id, message_ids: [m.id] } });

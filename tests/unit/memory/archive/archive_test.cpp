@@ -10,6 +10,7 @@
 #include "testing/fault_env.h"
 #include "testing/test_namespace.h"
 #include "core/codec.h"
+#include "ingest/context_parts.h"
 #include "store/message_repo.h"
 #include "store/retention_repo.h"
 #include "store/window_repo.h"
@@ -302,6 +303,33 @@ TEST_F(ArchiveTest, InlineImagesAreStoredAsFilesAndReferenced) {
   EXPECT_EQ(stored[0].text, "look at this");
   EXPECT_NE(stored[0].content.find("cilia-file:" + sha), std::string::npos);
   EXPECT_EQ(stored[0].content.find("base64"), std::string::npos);
+}
+
+TEST_F(ArchiveTest, AnImageInAToolResultIsStoredAsAFileAndTheMessageHasNoText) {
+  ingest::IngestMessage m;
+  m.role = "tool";
+  const nlohmann::json image = {
+      {"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", Base64Encode("SHOT")}}}};
+  m.content = nlohmann::json::array({ingest::ToolResultPart(
+      "t1", nlohmann::json::array({{{"type", "text"}, {"text", "the screenshot"}}, image}), false)});
+  ASSERT_TRUE(archive_.StoreAndIndex(Conv("shot", {m})).ok());
+  const std::string sha = Sha256Hex("SHOT");
+  EXPECT_EQ(FileBytes(t_.dir().Sub("ns/default/files/" + sha)), "SHOT");
+  auto stored = *t_.ns().store().Read([](store::Database& db) -> Result<std::vector<store::MessageRecord>> {
+    auto conv = *store::MessageRepo(db).FindConversation("shot");
+    return store::MessageRepo(db).MessagesFrom(conv->id, 0);
+  });
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].text, "") << "a tool result's words are no one's: out of every window";
+  const nlohmann::json content = nlohmann::json::parse(stored[0].content);
+  EXPECT_EQ(content[0]["content"][1]["source"]["file"], "cilia-file:" + sha);
+  EXPECT_EQ(stored[0].content.find("U0hPVA"), std::string::npos) << "no base64 left in the row";
+  EXPECT_TRUE(Windows(t_.ns(), "shot").empty());
+
+  ingest::IngestMessage empty = m;
+  empty.content[0]["content"][1]["source"]["data"] = "";
+  EXPECT_EQ(archive_.Store(Conv("shot", {empty})).status().message(),
+            "content[0].content[1].source.data: no image data: the base64 part is empty");
 }
 
 TEST_F(ArchiveTest, AnImageWithoutDataIsRefusedAndNothingIsStored) {

@@ -4,6 +4,7 @@
 
 #include "testing/test_namespace.h"
 #include "memory/archive/archive.h"
+#include "ingest/context_parts.h"
 
 namespace cilia::memory {
 namespace {
@@ -67,6 +68,47 @@ TEST_F(ConversationMatchTest, TheWholeHistoryResentFindsTheConversationAndTheNew
   EXPECT_EQ(match->last_matched_seq, 3);
   EXPECT_EQ(match->last_matched_index, 3);
   EXPECT_EQ(match->unmatched, (std::vector<size_t>{4}));
+}
+
+TEST_F(ConversationMatchTest, ToolCallsAndResultsMatchByTheirIdsNotTheirText) {
+  // A tool loop as the gateway keeps it: the question, a call, its result, another call.
+  ingest::IngestConversation c;
+  c.conversation_id = "tools";
+  c.source = "gateway";
+  auto add = [&](std::string role, nlohmann::json content) {
+    ingest::IngestMessage m;
+    m.id = "tools-" + std::to_string(c.messages.size());
+    m.role = std::move(role);
+    m.content = std::move(content);
+    c.messages.push_back(std::move(m));
+  };
+  add("user", "weather in Paris?");
+  add("assistant", nlohmann::json::array({ingest::ToolCallPart("c1", "get_weather", "{}")}));
+  add("tool", nlohmann::json::array({ingest::ToolResultPart("c1", "sunny", false)}));
+  add("assistant",
+      nlohmann::json::array({ingest::TextPart("And Rome?"), ingest::ToolCallPart("c2", "get_weather", "{}")}));
+  auto stored = archive_.Store(c);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  ASSERT_TRUE(TagConversationUser(t_.ns(), stored->conversation_row, "alice").ok());
+
+  // Resent with the second result new; the client dropped the text beside the call.
+  auto match = Find({U("weather in Paris?"), {"assistant", "", "call:c1"}, {"tool", "", "result:c1"},
+                     {"assistant", "", "call:c2"}, {"tool", "", "result:c2"}});
+  ASSERT_TRUE(match.has_value());
+  EXPECT_EQ(match->matched, 4);
+  EXPECT_EQ(match->last_matched_index, 3);
+  EXPECT_EQ(match->unmatched, (std::vector<size_t>{4}));
+
+  // Or with the text and without the call (and a message stored before calls were kept is found by its text).
+  match = Find({U("weather in Paris?"), {"assistant", "", "call:c1"}, {"tool", "", "result:c1"}, A("And Rome?")});
+  ASSERT_TRUE(match.has_value());
+  EXPECT_EQ(match->matched, 4);
+
+  // Another call is another message, though both have no text.
+  match = Find({U("weather in Paris?"), {"assistant", "", "call:c9"}});
+  ASSERT_TRUE(match.has_value());
+  EXPECT_EQ(match->matched, 1);
+  EXPECT_EQ(match->unmatched, (std::vector<size_t>{1}));
 }
 
 TEST_F(ConversationMatchTest, ARetriedTurnWhoseMessageIsStoredHasNothingNew) {

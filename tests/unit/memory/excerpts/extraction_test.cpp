@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "testing/test_namespace.h"
+#include "ingest/context_parts.h"
 #include "memory/archive/archive.h"
 #include "memory/excerpts/excerpts.h"
 #include "text/utf8.h"
@@ -163,6 +164,45 @@ TEST_F(ExtractionTest, TheModelSeesTheOwnersWordsNotTheClientsHarnessText) {
   EXPECT_EQ(out.items_added, 1);
   ASSERT_EQ(Excerpts().size(), 1u);
   EXPECT_EQ(Excerpts()[0].source.span_start, 95) << "the quote's span is in the stored message, block and all";
+}
+
+TEST_F(ExtractionTest, ToolCallsAndResultsAreNotListedAndABatchOfOnlyThemIsNotSent) {
+  ingest::IngestConversation c;
+  c.conversation_id = "tools";
+  auto add = [&](std::string role, json content) {
+    c.messages.push_back({"", std::move(role), "", std::move(content), 1'779'900'000'000 + next_minute_++ * 60'000});
+  };
+  add("user", "My sister Ana lives in Porto.");
+  add("assistant", json::array({ingest::ToolCallPart("c1", "search", R"({"q":"Porto"})")}));
+  add("tool", json::array({ingest::ToolResultPart("c1", "Porto is a city in Portugal.", false)}));
+  add("assistant", "Porto is lovely.");
+  add("user", "I stopped drinking coffee last month.");
+  auto stored = Archive(t_.ns()).StoreAndIndex(c);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  const int64_t conv = stored->conversation_row;
+  model_.Then(Items({Item("Lena's sister Ana lives in Porto.", "My sister Ana lives in Porto.")}));
+  Extract();
+  ASSERT_EQ(model_.requests().size(), 1u);
+  EXPECT_THAT(model_.UserText(0), Not(HasSubstr("Portugal")));
+  EXPECT_THAT(model_.UserText(0), HasSubstr("Porto is lovely."));
+
+  // A tool loop with no words since: read past, nothing sent.
+  c.messages.clear();
+  for (int i = 2; i < 4; ++i) {
+    const std::string id = "c" + std::to_string(i);
+    add("assistant", json::array({ingest::ToolCallPart(id, "search", "{}")}));
+    add("tool", json::array({ingest::ToolResultPart(id, "nothing found", false)}));
+  }
+  ASSERT_TRUE(Archive(t_.ns()).StoreAndIndex(c).ok());
+  const ExtractionEstimate estimate = Estimate();
+  EXPECT_EQ(estimate.messages, 4);
+  EXPECT_EQ(estimate.batches, 0) << "the estimate is what the run sends";
+  EXPECT_EQ(estimate.prompt_tokens, 0);
+  t_.clock().Advance(int64_t{config_.extraction.idle_minutes} * 60'000 + 1'779'900'000'000 - t_.clock().Now() +
+                     next_minute_ * 60'000);
+  Extract();
+  EXPECT_EQ(model_.requests().size(), 1u);
+  EXPECT_EQ(Cursor(conv), 9);
 }
 
 TEST_F(ExtractionTest, AQuoteThatHarnessTextHoldsTooIsPlacedWhereTheOwnerSaidIt) {
