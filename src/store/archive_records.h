@@ -25,7 +25,9 @@ struct MessageRecord {
   std::optional<std::string> caller_id;
   std::string role;
   std::string name;
-  std::string content;  // verbatim JSON text
+  // Verbatim JSON text. On disk '' when it is the JSON string of `text`
+  // (0009_one_text.sql); the repository writes and reads it whole.
+  std::string content;
   std::string text;
   std::string content_hash;
   int64_t created_at = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace cilia::store {
 
@@ -27,6 +28,25 @@ ConversationRecord ReadConversation(const Statement& s) {
   return c;
 }
 
+// The JSON string of a text, as nlohmann::json writes it (the archive's
+// content is always its dump). Invalid UTF-8 is replaced, not thrown. A
+// content is left out only when it equals this, and read back as this, so
+// it comes back byte for byte whatever the text holds.
+std::string StringJson(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// What `content` holds on disk: '' when the content is exactly the JSON
+// string of the text (most messages), the verbatim JSON otherwise. '' is
+// never JSON, so it cannot be mistaken for a content (0009_one_text.sql).
+std::string_view StoredContent(const MessageRecord& m) {
+  const std::string& c = m.content;
+  if (c.size() >= m.text.size() + 2 && c.front() == '"' && c == StringJson(m.text)) {
+    return std::string_view("", 0);  // not {}: a null pointer would bind SQL NULL
+  }
+  return c;
+}
+
 MessageRecord ReadMessage(const Statement& s) {
   MessageRecord m;
   m.id = s.Int(0);
@@ -35,8 +55,9 @@ MessageRecord ReadMessage(const Statement& s) {
   m.caller_id = s.OptionalText(3);
   m.role = s.Text(4);
   m.name = s.Text(5);
-  m.content = s.Text(6);
   m.text = s.Text(7);
+  m.content = s.Text(6);
+  if (m.content.empty()) m.content = StringJson(m.text);
   m.content_hash = s.Text(8);
   m.created_at = s.Int(9);
   m.stored_at = s.Int(10);
@@ -133,7 +154,7 @@ Status MessageRepo::Insert(MessageRecord& m) {
                          "content_hash, created_at, stored_at, source) VALUES (?,?,?,?,?,?,?,?,?,?,?)"));
   s->Bind(1, m.conversation_row).Bind(2, m.seq);
   if (m.caller_id) s->Bind(3, *m.caller_id); else s->BindNull(3);
-  s->Bind(4, m.role).Bind(5, m.name).Bind(6, m.content).Bind(7, m.text).Bind(8, m.content_hash);
+  s->Bind(4, m.role).Bind(5, m.name).Bind(6, StoredContent(m)).Bind(7, m.text).Bind(8, m.content_hash);
   s->Bind(9, m.created_at).Bind(10, m.stored_at).Bind(11, m.source);
   if (m.id) s->Bind(12, m.id);
   CILIA_RETURN_IF_ERROR(s->Run());
@@ -232,7 +253,8 @@ Result<std::vector<FileRecord>> MessageRepo::AllFiles() {
 
 Result<bool> MessageRepo::DropFileUnlessReferenced(std::string_view sha256) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("DELETE FROM files WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM "
-                                                    "messages WHERE instr(content, 'cilia-file:' || ?1) > 0)"));
+                                                    "messages WHERE instr(content, 'cilia-file:' || ?1) > 0 OR "
+                                                    "(content = '' AND instr(text, 'cilia-file:' || ?1) > 0))"));
   s->Bind(1, sha256);
   CILIA_RETURN_IF_ERROR(s->Run());
   return db_.Changes() > 0;

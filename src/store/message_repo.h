@@ -1,5 +1,7 @@
 // Conversations and messages (L0). Messages are written once and never
-// changed; only forget removes them.
+// changed; only forget removes them. A message's text is stored once: a
+// content that is just the JSON string of its text is written as '' and
+// rebuilt on read, byte for byte (0009_one_text.sql).
 #pragma once
 
 #include <optional>

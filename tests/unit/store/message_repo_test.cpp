@@ -181,5 +181,66 @@ TEST_F(MessageRepoTest, ListConversationsPagesByMostRecent) {
   EXPECT_EQ(rest[0].external_id, "c0");
 }
 
+// What the content column holds on disk for a message id.
+std::string StoredContent(Database& db, int64_t id) {
+  auto s = db.Prepare("SELECT content FROM messages WHERE id = ?");
+  (*s)->Bind(1, id);
+  EXPECT_TRUE((*s)->Step());
+  std::string c = (*s)->Text(0);
+  (*s)->Reset();
+  return c;
+}
+
+TEST_F(MessageRepoTest, AContentThatIsTheJsonStringOfItsTextIsStoredOnceAndComesBackByteForByte) {
+  MessageRepo repo(*db_);
+  auto conv = *repo.CreateConversation("c", "", 0);
+  struct Case {
+    std::string content, text;
+    bool kept_whole;  // stored verbatim rather than rebuilt from text
+  };
+  const std::vector<Case> cases = {
+      {R"("hello")", "hello", false},
+      {"\"\u4f60\u597d\"", "\u4f60\u597d", false},                          // UTF-8 as dump() writes it
+      {R"("line\nnext\t\"quoted\" back\\slash \u0001 \u001f /")", "line\nnext\t\"quoted\" back\\slash \x01 \x1f /", false},
+      {R"("")", "", false},
+      {"\"\x7f \xf0\x9f\x98\x80\"", "\x7f \xf0\x9f\x98\x80", false},
+      {R"("\u4f60")", "\u4f60", true},                                      // escaped unicode, as sent
+      {R"("\/")", "/", true},                                               // an escape dump() would not write
+      {R"("A")", "a", true},                                                // a text that is not the content's
+      {R"([{"type":"text","text":"hi"}])", "hi", true},                     // parts
+      {R"([{"text":"hi","type":"text"},{"image_url":{"url":"cilia-file:ab"},"type":"image_url"}])", "hi", true},
+      {"null", "", true},
+      {R"("x" )", "x", true},                                               // not what dump() writes
+  };
+  int64_t seq = 0;
+  for (const Case& c : cases) {
+    MessageRecord m = Message(conv.id, seq++, std::nullopt, c.text);
+    m.content = c.content;
+    m.text = c.text;
+    ASSERT_TRUE(repo.Insert(m).ok()) << c.content;
+    EXPECT_EQ(StoredContent(*db_, m.id), c.kept_whole ? c.content : "") << c.content;
+    auto back = repo.GetMessage(m.id);
+    ASSERT_TRUE(back.ok() && back->has_value());
+    EXPECT_EQ((*back)->content, c.content);
+    EXPECT_EQ((*back)->text, c.text);
+  }
+  auto all = repo.MessagesFrom(conv.id, 0);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ((*all)[i].content, cases[i].content);
+}
+
+TEST_F(MessageRepoTest, AFileNamedOnlyInAPlainTextStillCountsAsReferenced) {
+  MessageRepo repo(*db_);
+  auto conv = *repo.CreateConversation("c", "", 0);
+  ASSERT_TRUE(repo.PutFile("abc", "image/png", 3, 0).ok());
+  ASSERT_TRUE(repo.PutFile("def", "image/png", 3, 0).ok());
+  MessageRecord m = Message(conv.id, 0, std::nullopt, "see cilia-file:abc");
+  ASSERT_TRUE(repo.Insert(m).ok());
+  ASSERT_EQ(StoredContent(*db_, m.id), "");
+  EXPECT_FALSE(*repo.DropFileUnlessReferenced("abc"));  // as when the content held the text
+  EXPECT_TRUE(*repo.DropFileUnlessReferenced("def"));
+}
+
 }  // namespace
 }  // namespace cilia::store

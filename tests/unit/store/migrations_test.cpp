@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "store/message_repo.h"
 #include "testing/temp_dir.h"
 
 namespace cilia::store {
@@ -53,6 +54,50 @@ TEST(Migrations, JobRunsKeepTheirRowsAndTakeThePartialOutcomeFromVersion7On) {
                           "VALUES ('nightly', 'default', 'schedule', 2, 'partial')").ok());
   EXPECT_FALSE((*db)->Exec("INSERT INTO job_runs(job, namespace, started_by, started_at, outcome) "
                            "VALUES ('nightly', 'default', 'schedule', 3, 'great')").ok());
+}
+
+TEST(Migrations, Version9StoresTheTextOfPlainMessagesOnceAndTheyReadBackAsBefore) {
+  testing::TempDir dir;
+  auto db = Database::Open(dir.Sub("m.db"), {});
+  ASSERT_TRUE(db.ok());
+  for (int i = 0; i < kMigrationCount && kMigrations[i].version <= 8; ++i) {
+    ASSERT_TRUE((*db)->Exec(kMigrations[i].sql).ok()) << kMigrations[i].name;
+  }
+  ASSERT_TRUE((*db)->Exec("PRAGMA user_version=8").ok());
+  ASSERT_TRUE((*db)->Exec("INSERT INTO conversations(id, external_id, created_at, updated_at) VALUES (1, 'c', 0, 0)").ok());
+  // Rows of the old shape: content always the verbatim JSON, as cilia wrote it (nlohmann dumps).
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {R"("hello")", "hello"},
+      {"\"\u4f60\u597d\"", "\u4f60\u597d"},
+      {R"("line\nnext\t\"q\" b\\s \u0001 \b\f\r \u001f /")", "line\nnext\t\"q\" b\\s \x01 \b\f\r \x1f /"},
+      {R"("")", ""},
+      {"\"\x7f \xf0\x9f\x98\x80 \u2028\"", "\x7f \xf0\x9f\x98\x80 \u2028"},
+      {R"("\u4f60")", "\u4f60"},
+      {R"([{"text":"hi","type":"text"}])", "hi"},
+      {"null", ""},
+  };
+  for (size_t i = 0; i < rows.size(); ++i) {
+    auto insert = (*db)->Prepare("INSERT INTO messages(conversation_id, seq, role, content, text, content_hash, "
+                                 "created_at, stored_at, source) VALUES (1, ?, 'user', ?, ?, 'h', 0, 0, 'api')");
+    (*insert)->Bind(1, static_cast<int64_t>(i)).Bind(2, rows[i].first).Bind(3, rows[i].second);
+    ASSERT_TRUE((*insert)->Run().ok());
+  }
+  ASSERT_TRUE(Migrate(**db).ok());
+  EXPECT_EQ(UserVersion(**db), LatestSchemaVersion());
+  auto stored = (*db)->Prepare("SELECT content FROM messages ORDER BY seq");
+  std::vector<std::string> on_disk;
+  while ((*stored)->Step()) on_disk.push_back((*stored)->Text(0));
+  (*stored)->Reset();
+  const std::vector<std::string> expected = {"", "", "", "", "", R"("\u4f60")", rows[6].first, "null"};
+  EXPECT_EQ(on_disk, expected);
+  MessageRepo repo(**db);
+  auto back = repo.MessagesFrom(1, 0);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ((*back)[i].content, rows[i].first) << i;
+    EXPECT_EQ((*back)[i].text, rows[i].second) << i;
+  }
 }
 
 TEST(Migrations, RefuseADatabaseFromANewerCilia) {

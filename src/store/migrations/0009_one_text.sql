@@ -1,0 +1,11 @@
+-- A message's text is kept once (issue 16). Most contents are the JSON
+-- string of their text, which stored the text twice; such a content is now
+-- '' (never JSON, so never a content of its own), and MessageRepo rebuilds it
+-- from `text` on read. Contents with parts, null, or any other form keep their
+-- verbatim JSON. NOT NULL stays, so the table needs no rebuild.
+--
+-- Safe for every row: a content cilia wrote is a dump of a JSON value, so one
+-- that equals a JSON string literal of the text (json_quote) is a string whose
+-- value is the text, and its dump -- what the read rebuilds -- is that same
+-- content. Rows json_quote writes differently are left as they are.
+UPDATE messages SET content = '' WHERE content = json_quote(text);
