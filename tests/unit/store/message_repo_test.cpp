@@ -200,17 +200,18 @@ TEST_F(MessageRepoTest, AContentThatIsTheJsonStringOfItsTextIsStoredOnceAndComes
   };
   const std::vector<Case> cases = {
       {R"("hello")", "hello", false},
-      {"\"\u4f60\u597d\"", "\u4f60\u597d", false},                          // UTF-8 as dump() writes it
-      {R"("line\nnext\t\"quoted\" back\\slash \u0001 \u001f /")", "line\nnext\t\"quoted\" back\\slash \x01 \x1f /", false},
+      {"\"\u4f60\u597d\"", "\u4f60\u597d", false},  // UTF-8 as dump() writes it
+      {R"("line\nnext\t\"quoted\" back\\slash \u0001 \u001f /")", "line\nnext\t\"quoted\" back\\slash \x01 \x1f /",
+       false},
       {R"("")", "", false},
       {"\"\x7f \xf0\x9f\x98\x80\"", "\x7f \xf0\x9f\x98\x80", false},
-      {R"("\u4f60")", "\u4f60", true},                                      // escaped unicode, as sent
-      {R"("\/")", "/", true},                                               // an escape dump() would not write
-      {R"("A")", "a", true},                                                // a text that is not the content's
-      {R"([{"type":"text","text":"hi"}])", "hi", true},                     // parts
+      {R"("\u4f60")", "\u4f60", true},                   // escaped unicode, as sent
+      {R"("\/")", "/", true},                            // an escape dump() would not write
+      {R"("A")", "a", true},                             // a text that is not the content's
+      {R"([{"type":"text","text":"hi"}])", "hi", true},  // parts
       {R"([{"text":"hi","type":"text"},{"image_url":{"url":"cilia-file:ab"},"type":"image_url"}])", "hi", true},
       {"null", "", true},
-      {R"("x" )", "x", true},                                               // not what dump() writes
+      {R"("x" )", "x", true},  // not what dump() writes
   };
   int64_t seq = 0;
   for (const Case& c : cases) {

@@ -64,7 +64,8 @@ TEST(Migrations, Version9StoresTheTextOfPlainMessagesOnceAndTheyReadBackAsBefore
     ASSERT_TRUE((*db)->Exec(kMigrations[i].sql).ok()) << kMigrations[i].name;
   }
   ASSERT_TRUE((*db)->Exec("PRAGMA user_version=8").ok());
-  ASSERT_TRUE((*db)->Exec("INSERT INTO conversations(id, external_id, created_at, updated_at) VALUES (1, 'c', 0, 0)").ok());
+  ASSERT_TRUE(
+      (*db)->Exec("INSERT INTO conversations(id, external_id, created_at, updated_at) VALUES (1, 'c', 0, 0)").ok());
   // Rows of the old shape: content always the verbatim JSON, as cilia wrote it (nlohmann dumps).
   const std::vector<std::pair<std::string, std::string>> rows = {
       {R"("hello")", "hello"},
@@ -77,8 +78,9 @@ TEST(Migrations, Version9StoresTheTextOfPlainMessagesOnceAndTheyReadBackAsBefore
       {"null", ""},
   };
   for (size_t i = 0; i < rows.size(); ++i) {
-    auto insert = (*db)->Prepare("INSERT INTO messages(conversation_id, seq, role, content, text, content_hash, "
-                                 "created_at, stored_at, source) VALUES (1, ?, 'user', ?, ?, 'h', 0, 0, 'api')");
+    auto insert = (*db)->Prepare(
+        "INSERT INTO messages(conversation_id, seq, role, content, text, content_hash, "
+        "created_at, stored_at, source) VALUES (1, ?, 'user', ?, ?, 'h', 0, 0, 'api')");
     (*insert)->Bind(1, static_cast<int64_t>(i)).Bind(2, rows[i].first).Bind(3, rows[i].second);
     ASSERT_TRUE((*insert)->Run().ok());
   }
