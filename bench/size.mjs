@@ -15,6 +15,7 @@ const { values: opts } = parseArgs({
   options: {
     messages: { type: 'string', default: '20000' },
     seed: { type: 'string', default: '1' },
+    forget: { type: 'string', default: '0' }, // share of the conversations to forget once indexed
     keep: { type: 'boolean', default: false }, // keep the temporary data dir (its path is printed)
     out: { type: 'string', default: join(repoRoot, 'bench', 'results') },
   },
@@ -53,9 +54,11 @@ async function main() {
     const out = createWriteStream(file);
     let textBytes = 0;
     let conversations = 0;
+    const ids = [];
     for (const conversation of synthConversations({ seed: `${opts.seed}-size`, messages })) {
       for (const m of conversation.messages) textBytes += Buffer.byteLength(m.content, 'utf8');
       conversations++;
+      ids.push(conversation.conversation_id);
       if (!out.write(JSON.stringify(conversation) + '\n')) await new Promise((r) => out.once('drain', r));
     }
     await new Promise((r) => out.end(r));
@@ -85,6 +88,14 @@ async function main() {
           break;
         }
         if (Date.now() > deadline) throw new Error(`indexing did not finish: ${JSON.stringify(state)}`);
+      }
+      // Forget every other conversation up to the share asked for (spread over the corpus).
+      const forget = Math.round(Number(opts.forget) * ids.length);
+      report.forgotten_conversations = forget;
+      for (let i = 0; i < forget; i++) {
+        const id = ids[Math.floor((i * ids.length) / forget)];
+        const res = await server.api(`/v1/conversations/${encodeURIComponent(id)}`, { method: 'DELETE' });
+        if (res.status !== 200) throw new Error(`forget ${id}: ${res.status} ${res.text}`);
       }
     } finally {
       report.serve_exit = await server.stop({ keepData: true, graceMs: 120_000 });
@@ -132,6 +143,7 @@ function markdown(r) {
   const lines = ['## size', ''];
   lines.push(`${r.messages} messages in ${r.conversations} conversations, ${r.windows} windows; text ${mb(r.text_bytes)} MB (UTF-8); ` +
     `cilia ingest ${r.ingest_seconds.toFixed(1)} s`, '');
+  if (r.forgotten_conversations) lines.push(`${r.forgotten_conversations} conversations forgotten after indexing`, '');
   lines.push(`**data dir ${mb(r.data_dir_bytes)} MB = ${r.ratio.toFixed(2)}× the text**`, '');
   lines.push('| file | MB | × text |', '|---|---|---|');
   for (const f of r.files) if (f.bytes >= 1000) lines.push(`| ${f.path} | ${mb(f.bytes)} | ${x(f.bytes)} |`);

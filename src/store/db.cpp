@@ -96,6 +96,11 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, Option
   sqlite3_extended_result_codes(db, 1);
   std::string pragmas = "PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON; PRAGMA temp_store=MEMORY;";
   if (!options.read_only) {
+    // Takes effect only in a new database (before its first table): it can
+    // then give the pages a forget frees back to the file system
+    // (NamespaceStore::Checkpoint). An older one keeps auto_vacuum=NONE until
+    // a VACUUM.
+    pragmas += "PRAGMA auto_vacuum=INCREMENTAL;";
     pragmas += "PRAGMA journal_mode=WAL;";
     pragmas += options.full_sync ? "PRAGMA synchronous=FULL;" : "PRAGMA synchronous=NORMAL;";
   }

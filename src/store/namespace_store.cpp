@@ -39,7 +39,7 @@ void NamespaceStore::Release(std::unique_ptr<Database> db) {
 }
 
 Status NamespaceStore::Checkpoint() {
-  return Write([](Database& db) { return db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); });
+  return Write([](Database& db) { return db.Exec("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE)"); });
 }
 
 }  // namespace cilia::store

@@ -38,8 +38,11 @@ class NamespaceStore {
     return out;
   }
 
-  // Moves the WAL into the database and truncates it (after a forget, so
-  // deleted words leave the files).
+  // Gives the free pages back to the file system (a database created with
+  // auto_vacuum=INCREMENTAL; an older one keeps them, zeroed by
+  // secure_delete, until a VACUUM), then moves the WAL into the database and
+  // truncates it (after a forget, so deleted words leave the files and the
+  // archive takes less room).
   Status Checkpoint();
 
  private:
