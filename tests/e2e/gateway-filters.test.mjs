@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
-import { anthropicClient, inConversation, openaiClient } from './lib/clients.mjs';
+import { anthropicClient, inConversation, openaiClient, outputText } from './lib/clients.mjs';
 import { RESPONSES_UPSTREAM, UPSTREAMS, openGateways, sseEvents, storedMessages, uniqueId } from './lib/gateway.mjs';
 
 const KINDS = { chat: UPSTREAMS.openai, responses: RESPONSES_UPSTREAM, anthropic: UPSTREAMS.anthropic };
@@ -40,13 +40,6 @@ async function keyFor(kind, name) {
   }
   return keys[kind][name];
 }
-
-const outputText = (response) =>
-  response.output
-    .filter((item) => item.type === 'message')
-    .flatMap((item) => item.content)
-    .map((part) => part.text)
-    .join('');
 
 async function assistantStored(gw, conversation) {
   const deadline = Date.now() + 5_000;

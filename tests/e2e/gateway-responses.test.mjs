@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
-import { inConversation, openaiClient } from './lib/clients.mjs';
+import { inConversation, openaiClient, outputText } from './lib/clients.mjs';
 import { RESPONSES_UPSTREAM, UPSTREAMS, openGateways, storedMessages, uniqueId, waitUntilSearchable } from './lib/gateway.mjs';
 
 const KINDS = { chat: UPSTREAMS.openai, responses: RESPONSES_UPSTREAM, anthropic: UPSTREAMS.anthropic };
@@ -51,13 +51,6 @@ async function collect(stream) {
   }
   return { types, text, args, final };
 }
-
-const outputText = (response) =>
-  response.output
-    .filter((item) => item.type === 'message')
-    .flatMap((item) => item.content)
-    .map((part) => part.text)
-    .join('');
 
 async function turnRecords(gw) {
   const reply = await gw.api('/v1/turns?limit=100');

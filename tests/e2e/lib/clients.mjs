@@ -17,4 +17,12 @@ export function anthropicClient(gateway, { key = gateway.key } = {}) {
 // Request options that name the stored conversation.
 export const inConversation = (id, extra = {}) => ({ ...extra, headers: { 'X-Cilia-Conversation': id, ...extra.headers } });
 
+// A Responses API reply's text: its message items' output_text parts, joined.
+export const outputText = (response) =>
+  response.output
+    .filter((item) => item.type === 'message')
+    .flatMap((item) => item.content)
+    .map((part) => part.text)
+    .join('');
+
 export { Anthropic, OpenAI };
