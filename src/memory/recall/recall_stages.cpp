@@ -372,10 +372,13 @@ std::vector<QuotedMessage> QuotedInOrder(const WindowGroup& group,
     return std::tie(a.record->seq, a.begin) < std::tie(b.record->seq, b.begin);
   });
   std::vector<QuotedMessage> out;
+  std::u32string cps;  // the current message's text, decoded once for all its pieces
   for (size_t i = 0; i < pieces.size(); ++i) {
     if (i > 0 && pieces[i].record == pieces[i - 1].record && pieces[i].begin == pieces[i - 1].begin) continue;
-    if (out.empty() || out.back().record != pieces[i].record) out.push_back({pieces[i].record, {}});
-    const std::u32string cps = text::DecodeUtf8(pieces[i].record->text);
+    if (out.empty() || out.back().record != pieces[i].record) {
+      out.push_back({pieces[i].record, {}});
+      cps = text::DecodeUtf8(pieces[i].record->text);
+    }
     if (!out.back().text.empty()) out.back().text += U'\n';
     out.back().text += std::u32string_view(cps).substr(pieces[i].begin, pieces[i].end - pieces[i].begin);
   }
