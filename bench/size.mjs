@@ -122,9 +122,13 @@ async function main() {
     const [pages] = sql(db, 'SELECT * FROM pragma_page_count, pragma_page_size, pragma_freelist_count');
     report.db_pages = pages;
 
-    // What the big tables' columns hold (bytes of each value as stored, before page overhead).
-    const columns = (table, names) =>
-      sql(db, `SELECT ${names.map((c) => `sum(length(CAST(${c} AS BLOB))) AS ${c}`).join(', ')} FROM ${table}`)[0];
+    // What the big tables' columns hold (bytes of each value as stored, before page overhead);
+    // a column the archive's schema no longer has (windows.cjk since migration 0010) is left out.
+    const columns = (table, wanted) => {
+      const present = new Set(sql(db, `SELECT name FROM pragma_table_info('${table}')`).map((r) => r.name));
+      const names = wanted.filter((c) => present.has(c));
+      return sql(db, `SELECT ${names.map((c) => `sum(length(CAST(${c} AS BLOB))) AS ${c}`).join(', ')} FROM ${table}`)[0];
+    };
     report.columns = {
       messages: columns('messages', ['content', 'text', 'content_hash', 'caller_id', 'role', 'name', 'source']),
       windows: columns('windows', ['spans', 'body', 'words', 'cjk']),

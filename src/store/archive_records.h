@@ -55,7 +55,6 @@ struct WindowRecord {
   // Derived from body for the indexes; written on insert, left empty by the
   // repository's reads (WindowRepo::ForEachMeta serves `words`).
   std::string words;
-  std::string cjk;
   int64_t access_count = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/env.h"
+#include "store/cjk_tokenizer.h"
 #include "store/vfs.h"
 
 namespace cilia::store {
@@ -94,6 +95,10 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, Option
   std::unique_ptr<Database> d(new Database(db, path));
   sqlite3_busy_timeout(db, 5000);
   sqlite3_extended_result_codes(db, 1);
+  // Before any statement touches windows_cjk, whose triggers run on every
+  // insert and delete of a window.
+  rc = RegisterCjkTokenizer(db);
+  if (rc != SQLITE_OK) return SqliteStatus(db, rc, "register the cilia_cjk tokenizer");
   std::string pragmas = "PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON; PRAGMA temp_store=MEMORY;";
   if (!options.read_only) {
     // Takes effect only in a new database (before its first table): it can

@@ -9,8 +9,8 @@ namespace cilia::store {
 
 namespace {
 
-// Reads leave out `words` and `cjk`: only the in-memory indexes use them
-// (ForEachMeta), and they are most of a row's bytes, so reading them made
+// Reads leave out `words`: only the in-memory index uses it (ForEachMeta),
+// and it is a large part of a row's bytes, so reading them made
 // every recall touch overflow pages it did not need.
 constexpr const char* kWindowColumns =
     "id, conversation_id, first_seq, first_segment, last_seq, created_at, ended_at, spans, body, access_count";
@@ -60,20 +60,20 @@ Status WindowRepo::InsertAll(std::span<WindowRecord> windows) {
   // Statements are cached by text, so rows go in chunks of a fixed size and
   // one remainder: at most kChunk distinct statements ever.
   constexpr size_t kChunk = 32;
-  constexpr int kColumns = 10;
+  constexpr int kColumns = 9;
   while (!windows.empty()) {
     const size_t n = std::min(kChunk, windows.size());
     std::string sql =
         "INSERT INTO windows(conversation_id, first_seq, first_segment, last_seq, created_at, ended_at, spans, body, "
-        "words, cjk) VALUES ";
-    for (size_t i = 0; i < n; ++i) sql += i == 0 ? "(?,?,?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?,?,?)";
+        "words) VALUES ";
+    for (size_t i = 0; i < n; ++i) sql += i == 0 ? "(?,?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?,?)";
     CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(sql));
     for (size_t i = 0; i < n; ++i) {
       const WindowRecord& w = windows[i];
       const int at = static_cast<int>(i) * kColumns;
       s->Bind(at + 1, w.conversation_row).Bind(at + 2, w.first_seq).Bind(at + 3, w.first_segment);
       s->Bind(at + 4, w.last_seq).Bind(at + 5, w.created_at).Bind(at + 6, w.ended_at).Bind(at + 7, w.spans);
-      s->Bind(at + 8, w.body).Bind(at + 9, w.words).Bind(at + 10, w.cjk);
+      s->Bind(at + 8, w.body).Bind(at + 9, w.words);
     }
     CILIA_RETURN_IF_ERROR(s->Run());
     // An INTEGER PRIMARY KEY takes max(id)+1 row by row, so one statement's

@@ -280,26 +280,21 @@ std::string IndexText(std::string_view text) {
   return out;
 }
 
-std::string ShortCjkTokens(std::string_view text) {
+void ForEachShortCjkToken(std::string_view text,
+                          const std::function<void(std::string_view token, bool bigram)>& on_token) {
   const std::string normalized = NormalizeForMatch(text);
   const std::string_view s = normalized;
-  std::string out;
   size_t previous_han = std::string_view::npos;  // byte offset of the Han character just before
-  auto add = [&out](std::string_view token) {
-    if (!out.empty()) out.push_back(' ');
-    out.append(token);
-  };
   for (size_t pos = 0; pos < s.size();) {
     const size_t start = pos;
     if (!IsHan(NextCodePoint(s, &pos))) {
       previous_han = std::string_view::npos;
       continue;
     }
-    if (previous_han != std::string_view::npos) add(s.substr(previous_han, pos - previous_han));
-    add(s.substr(start, pos - start));
+    if (previous_han != std::string_view::npos) on_token(s.substr(previous_han, pos - previous_han), true);
+    on_token(s.substr(start, pos - start), false);
     previous_han = start;
   }
-  return out;
 }
 
 bool IsStopWord(std::string_view word) {

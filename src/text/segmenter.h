@@ -56,9 +56,12 @@ std::string IndexText(std::string_view text);
 
 // For exact lookups of 1–2 character CJK terms, which the trigram index cannot
 // find: every Han character of the normalised text as a unigram and every two
-// adjacent Han characters as a bigram, in text order, space-separated; all else
-// is ignored. "去成都" → "去 去成 成 成都 都".
-std::string ShortCjkTokens(std::string_view text);
+// adjacent Han characters as a bigram, in text order; all else is ignored.
+// "去成都" → 去 去成 成 成都 都 (`bigram` true for 去成 and 成都). The views point
+// into a normalised copy that lives for the call. store/cjk_tokenizer.h feeds
+// them to the FTS5 table.
+void ForEachShortCjkToken(std::string_view text,
+                          const std::function<void(std::string_view token, bool bigram)>& on_token);
 
 // Whether a word from Words() is a function word to leave out of queries: a
 // compact built-in list of Chinese (我 你 的 了 是 在 吗 呢 什么 …) and

@@ -4,6 +4,7 @@
 #include "text/normalize.h"
 #include "text/segmenter.h"
 #include "text/sentences.h"
+#include "text/utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace cilia;
@@ -11,6 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& segmenter = text::WordSegmenter::Get();
   for (const std::string& word : segmenter.Words(text)) fuzz::Require(!word.empty(), "no empty word");
   (void)text::IndexText(text);
-  (void)text::ShortCjkTokens(text);
+  text::ForEachShortCjkToken(text, [](std::string_view token, bool bigram) {
+    fuzz::Require(text::CodePointCount(token) == (bigram ? 2u : 1u), "a unigram or a bigram");
+  });
   return 0;
 }

@@ -80,7 +80,6 @@ store::WindowRecord MakeWindow(int64_t conversation_row, const std::vector<Segme
   for (size_t k = range.first; k <= range.last; ++k) {
     if (segments[k].index_in_message == 0) w.words += " " + text::IndexText(segments[k].speaker);
   }
-  w.cjk = text::ShortCjkTokens(w.body);
   return w;
 }
 

@@ -44,8 +44,8 @@ struct WindowRange {
 };
 std::vector<WindowRange> PackWindows(const std::vector<Segment>& segments, size_t max_chars = kWindowMaxChars);
 
-// A window record (without id) for segments[range]; words and cjk columns are
-// the body segmented for the lexical indexes, and words holds the speaker of
+// A window record (without id) for segments[range]; words is the body
+// segmented for the BM25 index, and holds the speaker of
 // each message that starts in the window too, as "Speaker: text" lines would
 // ("what did Caroline say about…" finds Caroline's lines).
 store::WindowRecord MakeWindow(int64_t conversation_row, const std::vector<Segment>& segments, WindowRange range);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -26,7 +27,6 @@ class LexicalTest : public ::testing::Test {
     w.spans = "[]";
     w.body = body;
     w.words = text::IndexText(body);
-    w.cjk = text::ShortCjkTokens(body);
     EXPECT_TRUE(store::WindowRepo(*db_).Insert(w).ok());
     words_.Add(w.id, w.words);
     return w.id;
@@ -99,6 +99,25 @@ TEST_F(LexicalTest, ExactCandidatesUseTrigramHanNgramsOrWords) {
   auto one = *SearchExactCandidates(words_, repo, "码", {}, {}, 10);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_TRUE(SearchExactCandidates(words_, repo, "", {}, {}, 10)->empty());
+}
+
+TEST_F(LexicalTest, ShortChineseNamesAreFoundInMixedText) {
+  int64_t lin = Add("周末和小林去Chengdu跑了10k，林说很累");
+  int64_t wang = Add("王芳: see you at 7pm 好的");
+  int64_t apart = Add("小，林 are two words here");
+  store::WindowRepo repo(*db_);
+  auto found = [&](std::string_view text) {
+    std::vector<int64_t> ids = *SearchExactCandidates(words_, repo, text, {}, {}, 10);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  EXPECT_EQ(found("小林"), std::vector<int64_t>{lin});
+  EXPECT_EQ(found("林"), (std::vector<int64_t>{lin, apart}));
+  EXPECT_EQ(found("王芳"), std::vector<int64_t>{wang});
+  EXPECT_EQ(found("芳"), std::vector<int64_t>{wang});
+  EXPECT_EQ(found("好"), std::vector<int64_t>{wang});
+  EXPECT_TRUE(found("林王").empty());
+  EXPECT_TRUE(found("张").empty());
 }
 
 TEST(Expressions, TrigramsAreDistinctAndAnded) {

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "store/message_repo.h"
+#include "store/window_repo.h"
 #include "testing/temp_dir.h"
 
 namespace cilia::store {
@@ -100,6 +103,48 @@ TEST(Migrations, Version9StoresTheTextOfPlainMessagesOnceAndTheyReadBackAsBefore
     EXPECT_EQ((*back)[i].content, rows[i].first) << i;
     EXPECT_EQ((*back)[i].text, rows[i].second) << i;
   }
+}
+
+TEST(Migrations, Version10IndexesTheHanNgramsOfOldWindowsFromTheirBodies) {
+  testing::TempDir dir;
+  auto db = Database::Open(dir.Sub("m.db"), {});
+  ASSERT_TRUE(db.ok());
+  for (int i = 0; i < kMigrationCount && kMigrations[i].version <= 9; ++i) {
+    ASSERT_TRUE((*db)->Exec(kMigrations[i].sql).ok()) << kMigrations[i].name;
+  }
+  ASSERT_TRUE((*db)->Exec("PRAGMA user_version=9").ok());
+  // Windows of the old shape, their tokens in the cjk column (as ShortCjkTokens wrote them).
+  ASSERT_TRUE((*db)->Exec(R"(
+    INSERT INTO conversations(id, external_id, created_at, updated_at) VALUES (1, 'c', 0, 0);
+    INSERT INTO windows(id, conversation_id, first_seq, first_segment, last_seq, created_at, ended_at, spans, body,
+                        words, cjk)
+    VALUES (1, 1, 0, 0, 0, 0, 0, '[]', '和小林去Chengdu', '和 小林 去 chengdu', '和 和小 小 小林 林 林去 去'),
+           (2, 1, 1, 0, 1, 0, 0, '[]', '小，林', '小 林', '小 林');)")
+                  .ok());
+  ASSERT_TRUE(Migrate(**db).ok());
+  EXPECT_EQ(UserVersion(**db), LatestSchemaVersion());
+  auto columns = (*db)->Prepare("SELECT count(*) FROM pragma_table_info('windows') WHERE name = 'cjk'");
+  EXPECT_EQ(*(*columns)->OneInt(), 0);
+  WindowRepo repo(**db);
+  auto ids = [&](const char* match) {
+    std::vector<int64_t> out;
+    auto hits = repo.SearchCjk(match, {}, 10);
+    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+    for (const ScoredId& h : *hits) out.push_back(h.id);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(ids("\"小林\""), std::vector<int64_t>{1});
+  EXPECT_EQ(ids("\"林\""), (std::vector<int64_t>{1, 2}));
+  // The triggers were made again: new windows and deletions reach both tables.
+  ASSERT_TRUE((*db)->Exec("INSERT INTO windows(id, conversation_id, first_seq, first_segment, last_seq, created_at, "
+                          "ended_at, spans, body, words) VALUES (3, 1, 2, 0, 2, 0, 0, '[]', '小林跑步', '小林 跑步')")
+                  .ok());
+  EXPECT_EQ(ids("\"小林\""), (std::vector<int64_t>{1, 3}));
+  ASSERT_TRUE((*db)->Exec("DELETE FROM windows WHERE id = 1").ok());
+  EXPECT_EQ(ids("\"小林\""), std::vector<int64_t>{3});
+  EXPECT_EQ(repo.SearchTrigram("\"eng\"", {}, 10)->size(), 0u);
+  EXPECT_EQ(repo.SearchTrigram("\"林跑步\"", {}, 10)->size(), 1u);
 }
 
 TEST(Migrations, RefuseADatabaseFromANewerCilia) {

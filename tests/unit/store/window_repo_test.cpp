@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "testing/temp_dir.h"
 #include "store/message_repo.h"
 #include "store/migrations.h"
@@ -16,7 +18,7 @@ class WindowRepoTest : public ::testing::Test {
     ASSERT_TRUE(Migrate(*db_).ok());
     conv_ = MessageRepo(*db_).CreateConversation("c", "", 0)->id;
   }
-  int64_t Add(int64_t seq, std::string body, std::string words, std::string cjk, int64_t at) {
+  int64_t Add(int64_t seq, std::string body, std::string words, int64_t at) {
     WindowRecord w;
     w.conversation_row = conv_;
     w.first_seq = seq;
@@ -25,7 +27,6 @@ class WindowRepoTest : public ::testing::Test {
     w.spans = "[]";
     w.body = std::move(body);
     w.words = std::move(words);
-    w.cjk = std::move(cjk);
     EXPECT_TRUE(WindowRepo(*db_).Insert(w).ok());
     return w.id;
   }
@@ -36,8 +37,8 @@ class WindowRepoTest : public ::testing::Test {
 
 TEST_F(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
   WindowRepo repo(*db_);
-  int64_t a = Add(0, "我报了天府锦江半马", "我 报 了 天府 锦江 半马", "", 10);
-  int64_t b = Add(1, "today I ran ten km", "today i ran ten km", "", 20);
+  int64_t a = Add(0, "我报了天府锦江半马", "我 报 了 天府 锦江 半马", 10);
+  int64_t b = Add(1, "today I ran ten km", "today i ran ten km", 20);
   std::vector<std::pair<int64_t, std::string>> seen;
   ASSERT_TRUE(repo.ForEachMeta([&](const WindowRepo::Meta& m, std::string_view words) {
                     seen.emplace_back(m.id, std::string(words));
@@ -50,7 +51,7 @@ TEST_F(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
 
 TEST_F(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
   WindowRepo repo(*db_);
-  Add(0, "before", "before", "", 1);  // ids do not start at 1
+  Add(0, "before", "before", 1);  // ids do not start at 1
   std::vector<WindowRecord> ws(70);
   for (int i = 0; i < 70; ++i) {
     ws[i].conversation_row = conv_;
@@ -78,19 +79,43 @@ TEST_F(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
 
 TEST_F(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
   WindowRepo repo(*db_);
-  int64_t a = Add(0, "密码是 Kiwi-2048!", "密码 是 kiwi 2048", "密 码 密码 是", 10);
+  int64_t a = Add(0, "密码是 Kiwi-2048!", "密码 是 kiwi 2048", 10);
+  int64_t b = Add(1, "码，是", "码 是", 20);
   auto hits = repo.SearchTrigram("\"wi-\" AND \"i-2\" AND \"-20\"", {}, 10);
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].id, a);
-  auto two = repo.SearchCjk("\"密码\"", {}, 10);
-  ASSERT_EQ(two->size(), 1u);
-  EXPECT_TRUE(repo.SearchCjk("\"码是\"", {}, 10)->empty());
+  auto ids = [&](const char* match) {
+    std::vector<int64_t> out;
+    auto hits = repo.SearchCjk(match, {}, 10);
+    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+    for (const ScoredId& h : *hits) out.push_back(h.id);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // Tokens read from the body: both unigrams, the bigram only where adjacent.
+  EXPECT_EQ(ids("\"密码\""), std::vector<int64_t>{a});
+  EXPECT_EQ(ids("\"码是\""), std::vector<int64_t>{a});
+  EXPECT_EQ(ids("\"码\""), (std::vector<int64_t>{a, b}));
+  EXPECT_EQ(ids("\"是码\""), std::vector<int64_t>{});
+  EXPECT_EQ(ids("\"kiwi\""), std::vector<int64_t>{});  // only Han is in this table
+}
+
+TEST_F(WindowRepoTest, CjkTableForgetsDeletedWindows) {
+  WindowRepo repo(*db_);
+  Add(0, "去成都", "去 成都", 1);
+  int64_t b = Add(3, "成都很远", "成都 很 远", 2);
+  ASSERT_EQ(repo.SearchCjk("\"成都\"", {}, 10)->size(), 2u);
+  ASSERT_TRUE(repo.DeleteFrom(conv_, 3, 0).ok());
+  auto left = repo.SearchCjk("\"成都\"", {}, 10);
+  ASSERT_EQ(left->size(), 1u);
+  EXPECT_NE((*left)[0].id, b);
+  EXPECT_TRUE(repo.SearchCjk("\"远\"", {}, 10)->empty());
 }
 
 TEST_F(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
   WindowRepo repo(*db_);
-  Add(0, "kiwi one", "kiwi one", "", 100);
-  int64_t late = Add(1, "kiwi two", "kiwi two", "", 200);
+  Add(0, "kiwi one", "kiwi one", 100);
+  int64_t late = Add(1, "kiwi two", "kiwi two", 200);
   WindowFilter f;
   f.from_ms = 150;
   auto hits = repo.SearchTrigram("\"kiw\"", f, 10);
@@ -106,8 +131,8 @@ TEST_F(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
 
 TEST_F(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
   WindowRepo repo(*db_);
-  Add(0, "alpha", "alpha", "", 1);
-  int64_t b = Add(3, "bravo", "bravo", "", 2);
+  Add(0, "alpha", "alpha", 1);
+  int64_t b = Add(3, "bravo", "bravo", 2);
   auto gone = repo.DeleteFrom(conv_, 3, 0);
   ASSERT_TRUE(gone.ok());
   EXPECT_EQ(*gone, std::vector<int64_t>{b});
@@ -118,8 +143,8 @@ TEST_F(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
 
 TEST_F(WindowRepoTest, VectorsAreKeptPerEmbedder) {
   WindowRepo repo(*db_);
-  int64_t a = Add(0, "a", "a", "", 1);
-  int64_t b = Add(1, "b", "b", "", 2);
+  int64_t a = Add(0, "a", "a", 1);
+  int64_t b = Add(1, "b", "b", 2);
   ASSERT_TRUE(repo.PutVector(a, "hash-v1-4", {1, 0, 0, 0}).ok());
   auto vecs = repo.VectorsOf("hash-v1-4");
   ASSERT_EQ(vecs->size(), 1u);

@@ -170,20 +170,36 @@ TEST(IndexText, JoinsWordsWithSingleSpaces) {
   EXPECT_EQ(IndexText("😎！"), "");
 }
 
-TEST(ShortCjkTokens, EmitsHanUnigramsAndAdjacentBigrams) {
-  EXPECT_EQ(ShortCjkTokens("去成都"), "去 去成 成 成都 都");
+// The tokens space-separated, bigrams marked with a trailing "+".
+std::string ShortCjkTokens(std::string_view text) {
+  std::string out;
+  ForEachShortCjkToken(text, [&out](std::string_view token, bool bigram) {
+    if (!out.empty()) out.push_back(' ');
+    out.append(token);
+    if (bigram) out.push_back('+');
+  });
+  return out;
+}
+
+TEST(ForEachShortCjkToken, EmitsHanUnigramsAndAdjacentBigrams) {
+  EXPECT_EQ(ShortCjkTokens("去成都"), "去 去成+ 成 成都+ 都");
   EXPECT_EQ(ShortCjkTokens("胖"), "胖");
 }
 
-TEST(ShortCjkTokens, IgnoresEverythingButHan) {
-  EXPECT_EQ(ShortCjkTokens("成都ABC跑步"), "成 成都 都 跑 跑步 步");
+TEST(ForEachShortCjkToken, IgnoresEverythingButHan) {
+  EXPECT_EQ(ShortCjkTokens("成都ABC跑步"), "成 成都+ 都 跑 跑步+ 步");
   EXPECT_EQ(ShortCjkTokens("成，都"), "成 都");  // punctuation breaks adjacency
   EXPECT_EQ(ShortCjkTokens("コーヒー hello 😎"), "");
   EXPECT_EQ(ShortCjkTokens(""), "");
 }
 
-TEST(ShortCjkTokens, NormalisesCompatibilityIdeographs) {
+TEST(ForEachShortCjkToken, NormalisesCompatibilityIdeographs) {
   EXPECT_EQ(ShortCjkTokens("\uF900"), ShortCjkTokens("\u8C48"));  // 豈 compatibility → unified
+  EXPECT_EQ(ShortCjkTokens("\u8C48"), "\u8C48");
+}
+
+TEST(ForEachShortCjkToken, IllFormedUtf8BreaksAdjacencyLikeAnyOtherCharacter) {
+  EXPECT_EQ(ShortCjkTokens("成\xff都\xe6\x88"), "成 都");
 }
 
 TEST(IsStopWord, KnowsChineseFunctionWords) {

@@ -102,7 +102,6 @@ TEST(MakeWindow, BodyJoinsSegmentsAndSpansNameMessages) {
   EXPECT_EQ(w.body, "I ran 10k today.\n配速是多少？");
   // The speakers are indexed with the words (a nameless one by its role), not shown in the body.
   EXPECT_EQ(w.words, text::IndexText(w.body) + " caroline user");
-  EXPECT_EQ(w.cjk, text::ShortCjkTokens(w.body));
   auto spans = ParseSpans(w.spans);
   ASSERT_EQ(spans.size(), 2u);
   EXPECT_EQ(spans[0].message_id, 3);
