@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "migrated_db.h"
 #include "testing/temp_dir.h"
 #include "store/message_repo.h"
 #include "store/migrations.h"
@@ -9,11 +10,11 @@
 namespace cilia::store {
 namespace {
 
-class WindowRepoTest : public ::testing::Test {
+class WindowRepoTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    db_ = std::move(*Database::Open(dir_.Sub("w.db"), {}));
-    ASSERT_TRUE(Migrate(*db_).ok());
+    BackendTest::SetUp();
+    if (Skipped()) return;
     conv_ = MessageRepo(*db_).CreateConversation("c", "", 0)->id;
   }
   int64_t Add(int64_t seq, std::string body, std::string words, std::string cjk, int64_t at) {
@@ -29,12 +30,10 @@ class WindowRepoTest : public ::testing::Test {
     EXPECT_TRUE(WindowRepo(*db_).Insert(w).ok());
     return w.id;
   }
-  testing::TempDir dir_;
-  std::unique_ptr<Database> db_;
   int64_t conv_ = 0;
 };
 
-TEST_F(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
+TEST_P(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
   WindowRepo repo(*db_);
   int64_t a = Add(0, "我报了天府锦江半马", "我 报 了 天府 锦江 半马", "", 10);
   int64_t b = Add(1, "today I ran ten km", "today i ran ten km", "", 20);
@@ -48,7 +47,7 @@ TEST_F(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
   EXPECT_EQ(seen[1].first, b);
 }
 
-TEST_F(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
+TEST_P(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
   WindowRepo repo(*db_);
   Add(0, "before", "before", "", 1);  // ids do not start at 1
   std::vector<WindowRecord> ws(70);
@@ -76,7 +75,7 @@ TEST_F(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
   EXPECT_EQ((*hits)[0].id, ws[69].id);
 }
 
-TEST_F(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
+TEST_P(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
   WindowRepo repo(*db_);
   int64_t a = Add(0, "密码是 Kiwi-2048!", "密码 是 kiwi 2048", "密 码 密码 是", 10);
   auto hits = repo.SearchTrigram("\"wi-\" AND \"i-2\" AND \"-20\"", {}, 10);
@@ -87,7 +86,7 @@ TEST_F(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
   EXPECT_TRUE(repo.SearchCjk("\"码是\"", {}, 10)->empty());
 }
 
-TEST_F(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
+TEST_P(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
   WindowRepo repo(*db_);
   Add(0, "kiwi one", "kiwi one", "", 100);
   int64_t late = Add(1, "kiwi two", "kiwi two", "", 200);
@@ -104,7 +103,7 @@ TEST_F(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
   EXPECT_EQ((*recent)[0].id, late);
 }
 
-TEST_F(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
+TEST_P(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
   WindowRepo repo(*db_);
   Add(0, "alpha", "alpha", "", 1);
   int64_t b = Add(3, "bravo", "bravo", "", 2);
@@ -116,7 +115,7 @@ TEST_F(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
   EXPECT_TRUE(repo.OptimizeIndexes().ok());
 }
 
-TEST_F(WindowRepoTest, VectorsAreKeptPerEmbedder) {
+TEST_P(WindowRepoTest, VectorsAreKeptPerEmbedder) {
   WindowRepo repo(*db_);
   int64_t a = Add(0, "a", "a", "", 1);
   int64_t b = Add(1, "b", "b", "", 2);
@@ -127,6 +126,8 @@ TEST_F(WindowRepoTest, VectorsAreKeptPerEmbedder) {
   EXPECT_EQ(*repo.MissingVectors("hash-v1-4", 10), std::vector<int64_t>{b});
   EXPECT_EQ(repo.MissingVectors("other", 10)->size(), 2u);
 }
+
+CILIA_ON_EACH_BACKEND(WindowRepoTest);
 
 }  // namespace
 }  // namespace cilia::store
