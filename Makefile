@@ -18,8 +18,10 @@ build:
 run: setup build
 	./build/cilia serve $(ARGS)
 
+# The unit tests run with a PostgreSQL of their own (scripts/pg-test.sh), started
+# and stopped around them, stopped when they fail too.
 unit: build
-	ctest --preset $(PRESET)
+	bash scripts/pg-test.sh run ctest --preset $(PRESET)
 
 e2e: build
 	node --test --test-concurrency=1 tests/e2e/
@@ -28,7 +30,7 @@ test: setup build unit e2e
 
 asan:
 	$(MAKE) PRESET=asan build
-	ctest --preset asan
+	bash scripts/pg-test.sh run ctest --preset asan
 
 fuzz:
 	bash scripts/fuzz.sh $(or $(SECONDS),10)

@@ -1,13 +1,21 @@
-# Compiles every src/store/migrations/NNNN_*.sql into generated/migrations.cpp as
-# an ordered table, so a binary carries its own schema history.
-file(GLOB migration_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/store/migrations/*.sql)
-list(SORT migration_files)
-set(gen ${CMAKE_BINARY_DIR}/generated/migrations.cpp)
-add_custom_command(
-  OUTPUT ${gen}
-  COMMAND ${CMAKE_COMMAND} -DOUT=${gen} -DFILES="${migration_files}" -P ${CMAKE_SOURCE_DIR}/cmake/gen_migrations.cmake
-  DEPENDS ${migration_files} ${CMAKE_SOURCE_DIR}/cmake/gen_migrations.cmake
-  COMMENT "Embedding SQL migrations")
+# Compiles every src/store/migrations/NNNN_*.sql (SQLite) and
+# src/store/migrations/postgres/NNNN_*.sql (the same numbers in PostgreSQL's
+# dialect) into generated/ as ordered tables, so a binary carries its own
+# schema history.
+function(cilia_embed_migrations dir table count out)
+  file(GLOB files CONFIGURE_DEPENDS ${dir}/*.sql)
+  list(SORT files)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DTABLE=${table} -DCOUNT=${count} -DFILES="${files}"
+            -P ${CMAKE_SOURCE_DIR}/cmake/gen_migrations.cmake
+    DEPENDS ${files} ${CMAKE_SOURCE_DIR}/cmake/gen_migrations.cmake
+    COMMENT "Embedding SQL migrations (${table})")
+endfunction()
+cilia_embed_migrations(${CMAKE_SOURCE_DIR}/src/store/migrations kMigrations kMigrationCount
+                       ${CMAKE_BINARY_DIR}/generated/migrations.cpp)
+cilia_embed_migrations(${CMAKE_SOURCE_DIR}/src/store/migrations/postgres kPostgresMigrations kPostgresMigrationCount
+                       ${CMAKE_BINARY_DIR}/generated/postgres_migrations.cpp)
 
 # Compiles every file under web/admin/ into generated/admin_assets.cpp (bytes,
 # size and a content hash for the ETag), so `cilia serve` carries its admin

@@ -11,18 +11,19 @@ set -euo pipefail
 # computed Depends are all here. ca-certificates: https upstreams.
 runtime=(
   libc6 libgcc-s1 libstdc++6
-  libsqlite3-0 libcurl4 libssl3 libcpp-httplib0.11 libtomlplusplus3 libfmt9 libicu72
+  libsqlite3-0 libpq5 libcurl4 libssl3 libcpp-httplib0.11 libtomlplusplus3 libfmt9 libicu72
   ca-certificates
 )
 build=(
   build-essential cmake ninja-build pkg-config ccache git
-  libsqlite3-dev libcurl4-openssl-dev libssl-dev
+  libsqlite3-dev libpq-dev libcurl4-openssl-dev libssl-dev
   libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   libicu-dev libhnswlib-dev
   dpkg-dev  # dpkg-shlibdeps: the .deb's Depends (cmake/packaging.cmake)
 )
 test=(
   sqlite3
+  postgresql-15  # scripts/pg-test.sh: the store tests on PostgreSQL
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   nodejs npm

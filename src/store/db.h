@@ -1,8 +1,10 @@
-// A thin RAII layer over SQLite: connections, prepared statements and
-// transactions, every failure turned into a Status.
+// The store's connection seam: a Database runs SQL and hands out cached
+// prepared statements, every failure turned into a Status. Two backends
+// implement it: SQLite (store/sqlite_db.h, the default: one file per
+// namespace) and PostgreSQL (store/postgres_db.h: one schema for all
+// namespaces). Repositories write one SQL text for both, with `?`
+// placeholders; where the dialects really differ they ask dialect().
 #pragma once
-
-#include <sqlite3.h>
 
 #include <cstdint>
 #include <memory>
@@ -10,26 +12,26 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
 
 namespace cilia::store {
 
+enum class Dialect { kSqlite, kPostgres };
+
 class Statement {
  public:
-  Statement() = default;
-  explicit Statement(sqlite3_stmt* stmt) : stmt_(stmt) {}
+  virtual ~Statement() = default;
 
-  Statement& Bind(int index, int64_t value);
+  virtual Statement& Bind(int index, int64_t value) = 0;
   Statement& Bind(int index, int value) { return Bind(index, static_cast<int64_t>(value)); }
-  Statement& Bind(int index, double value);
-  Statement& Bind(int index, std::string_view text);
+  virtual Statement& Bind(int index, double value) = 0;
+  virtual Statement& Bind(int index, std::string_view text) = 0;
   Statement& Bind(int index, const char* text) { return Bind(index, std::string_view(text)); }
   Statement& Bind(int index, const std::string& text) { return Bind(index, std::string_view(text)); }
-  Statement& BindBlob(int index, const void* data, size_t size);
-  Statement& BindNull(int index);
+  virtual Statement& BindBlob(int index, const void* data, size_t size) = 0;
+  virtual Statement& BindNull(int index) = 0;
   Statement& Bind(int index, const std::optional<int64_t>& value) {
     return value ? Bind(index, *value) : BindNull(index);
   }
@@ -37,9 +39,13 @@ class Statement {
   // Steps once: true while a row is available, false when done. Errors (a
   // failed bind included: the statement then never runs) are kept and
   // returned by status().
-  bool Step();
+  virtual bool Step() = 0;
   // Steps to the end, for statements that return no rows.
-  Status Run();
+  Status Run() {
+    while (Step()) {
+    }
+    return status_;
+  }
   const Status& status() const { return status_; }
 
   // The ways to read rows; each reads, then resets the statement so it holds
@@ -75,26 +81,24 @@ class Statement {
     return Finish(found);
   }
 
-  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
-  double Double(int col) const { return sqlite3_column_double(stmt_, col); }
-  std::string Text(int col) const;
-  std::string_view TextView(int col) const;
-  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  virtual int64_t Int(int col) const = 0;
+  virtual double Double(int col) const = 0;
+  std::string Text(int col) const { return std::string(TextView(col)); }
+  virtual std::string_view TextView(int col) const = 0;
+  virtual bool IsNull(int col) const = 0;
   std::optional<int64_t> OptionalInt(int col) const {
     return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col));
   }
   std::optional<std::string> OptionalText(int col) const {
     return IsNull(col) ? std::nullopt : std::optional<std::string>(Text(col));
   }
-  const void* Blob(int col) const { return sqlite3_column_blob(stmt_, col); }
-  int BlobSize(int col) const { return sqlite3_column_bytes(stmt_, col); }
+  virtual const void* Blob(int col) const = 0;
+  virtual int BlobSize(int col) const = 0;
 
-  void Reset();
-  sqlite3_stmt* raw() const { return stmt_; }
+  // Back to before the first step, bindings cleared.
+  virtual void Reset() = 0;
 
- private:
-  // Keeps the first failure of a bind.
-  Statement& Check(int rc, int index);
+ protected:
   template <typename T>
   Result<T> Finish(T value) {
     Status st = std::move(status_);
@@ -103,14 +107,13 @@ class Statement {
     return value;
   }
 
-  sqlite3_stmt* stmt_ = nullptr;
   Status status_;
 };
 
 // A reader for Statement::All/One: the first column as an integer.
 inline int64_t FirstInt(const Statement& row) { return row.Int(0); }
 
-// One SQLite connection. Not thread-safe: one thread uses it at a time.
+// One connection. Not thread-safe: one thread uses it at a time.
 class Database {
  public:
   struct Options {
@@ -118,34 +121,42 @@ class Database {
     bool full_sync = false;  // synchronous=FULL instead of NORMAL
   };
 
+  // A SQLite database file (store/sqlite_db.cpp).
   static Result<std::unique_ptr<Database>> Open(const std::string& path, Options options);
-  ~Database();
+
+  Database() = default;
+  virtual ~Database() = default;
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
-  Status Exec(std::string_view sql);
+  virtual Dialect dialect() const = 0;
+  // One or more statements without parameters.
+  virtual Status Exec(std::string_view sql) = 0;
   // A cached prepared statement, reset and with bindings cleared. The
   // reference stays valid for the connection's life.
-  Result<Statement*> Prepare(std::string_view sql);
-  int64_t LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
-  int Changes() const { return sqlite3_changes(db_); }
-  sqlite3* raw() const { return db_; }
-  const std::string& path() const { return path_; }
+  virtual Result<Statement*> Prepare(std::string_view sql) = 0;
+  // Rows the last finished INSERT, UPDATE or DELETE changed.
+  virtual int64_t Changes() const = 0;
+  virtual bool InTransaction() const = 0;
+  // The file, or the PostgreSQL database and namespace, for messages.
+  virtual const std::string& path() const = 0;
 
-  Status Error(std::string_view context) const;
-
- private:
-  Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
-  sqlite3* db_;
-  std::string path_;
-  std::unordered_map<std::string, std::unique_ptr<Statement>> cache_;
+  // What Transaction and ReadSnapshot run (see there).
+  virtual Status BeginWrite() = 0;
+  virtual Status BeginRead() = 0;
+  virtual Status Commit() = 0;
 };
 
-// BEGIN IMMEDIATE ... COMMIT; rolls back unless Commit() succeeded.
+// A write transaction, rolled back unless Commit() succeeded. SQLite: BEGIN
+// IMMEDIATE (the database's one writer). PostgreSQL: BEGIN and the
+// namespace's advisory lock, so that the writers of one namespace take turns
+// across gateways just as SQLite's do (repositories read, then write).
 class Transaction {
  public:
   explicit Transaction(Database& db) : db_(db) {}
   ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
   Status Begin();
   Status Commit();
 
@@ -155,7 +166,8 @@ class Transaction {
 };
 
 // A read transaction: everything read between Begin() and the end of the
-// scope is one consistent snapshot (WAL), however many writes land meanwhile.
+// scope is one consistent snapshot (SQLite's WAL, PostgreSQL's REPEATABLE
+// READ), however many writes land meanwhile.
 class ReadSnapshot {
  public:
   explicit ReadSnapshot(Database& db) : db_(db) {}

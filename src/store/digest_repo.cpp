@@ -75,8 +75,12 @@ std::string DailyLog::Text() const {
 }
 
 Status DigestRepo::PutLog(const DailyLog& log) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO daily_logs(day, title, entries, messages, "
-                                                    "model, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO daily_logs(day, title, entries, messages, "
+                                                    "model, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                                                    "ON CONFLICT (day) DO UPDATE SET title = excluded.title, "
+                                                    "entries = excluded.entries, messages = excluded.messages, "
+                                                    "model = excluded.model, created_at = excluded.created_at, "
+                                                    "updated_at = excluded.updated_at"));
   s->Bind(1, log.day)
       .Bind(2, log.title)
       .Bind(3, EntriesJson(log.entries).dump())
@@ -151,12 +155,11 @@ Result<std::vector<std::string>> DigestRepo::PendingDays() {
 
 Result<int64_t> DigestRepo::AddDigest(const Digest& d) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO digests(id, through_day, text, model, created_at) "
-                                                    "VALUES (?, ?, ?, ?, ?)"));
+                                                    "VALUES (?, ?, ?, ?, ?) RETURNING id"));
   if (d.id > 0) s->Bind(1, d.id);
   else s->BindNull(1);
   s->Bind(2, d.through_day).Bind(3, d.text).Bind(4, d.model).Bind(5, d.created_at);
-  CILIA_RETURN_IF_ERROR(s->Run());
-  return db_.LastInsertId();
+  return s->OneInt();
 }
 
 Result<std::optional<Digest>> DigestRepo::LatestDigest() {
@@ -171,8 +174,11 @@ Result<std::vector<Digest>> DigestRepo::AllDigests() {
 
 Status DigestRepo::PutRollup(const Rollup& r) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare("INSERT OR REPLACE INTO rollups(kind, period, first_day, last_day, text, "
-                                     "source_days, model, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+                         db_.Prepare("INSERT INTO rollups(kind, period, first_day, last_day, text, source_days, model, "
+                                     "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, period) DO UPDATE "
+                                     "SET first_day = excluded.first_day, last_day = excluded.last_day, "
+                                     "text = excluded.text, source_days = excluded.source_days, "
+                                     "model = excluded.model, created_at = excluded.created_at"));
   s->Bind(1, Name(r.kind))
       .Bind(2, r.period)
       .Bind(3, r.first_day)
@@ -212,8 +218,11 @@ Result<std::optional<NightlyItem>> DigestRepo::GetItem(std::string_view item) {
 }
 
 Status DigestRepo::PutItem(const NightlyItem& item) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO nightly_items(item, status, attempts, "
-                                                    "error, updated_at) VALUES (?, ?, ?, ?, ?)"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO nightly_items(item, status, attempts, error, "
+                                                    "updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (item) DO "
+                                                    "UPDATE SET status = excluded.status, attempts = "
+                                                    "excluded.attempts, error = excluded.error, updated_at = "
+                                                    "excluded.updated_at"));
   s->Bind(1, item.item).Bind(2, Name(item.status)).Bind(3, item.attempts).Bind(4, item.error).Bind(5, item.updated_at);
   return s->Run();
 }
@@ -235,7 +244,8 @@ Result<std::optional<std::string>> DigestRepo::GetState(std::string_view key) {
 }
 
 Status DigestRepo::PutState(std::string_view key, std::string_view value) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO upkeep_state(key, value) VALUES (?, ?)"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO upkeep_state(key, value) VALUES (?, ?) "
+                                                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"));
   s->Bind(1, key).Bind(2, value);
   return s->Run();
 }
@@ -247,10 +257,11 @@ Result<std::optional<std::string>> DigestRepo::GetPack(std::string_view day) {
 }
 
 Status DigestRepo::PutPack(std::string_view day, std::string_view text, UnixMs now, bool replace) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(replace ? "INSERT OR REPLACE INTO daily_packs(day, text, "
-                                                              "created_at) VALUES (?, ?, ?)"
-                                                            : "INSERT OR IGNORE INTO daily_packs(day, text, "
-                                                              "created_at) VALUES (?, ?, ?)"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(replace ? "INSERT INTO daily_packs(day, text, created_at) "
+                                                              "VALUES (?, ?, ?) ON CONFLICT (day) DO UPDATE SET "
+                                                              "text = excluded.text, created_at = excluded.created_at"
+                                                            : "INSERT INTO daily_packs(day, text, created_at) "
+                                                              "VALUES (?, ?, ?) ON CONFLICT DO NOTHING"));
   s->Bind(1, day).Bind(2, text).Bind(3, now);
   return s->Run();
 }

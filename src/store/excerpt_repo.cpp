@@ -125,7 +125,7 @@ Status ExcerptRepo::Insert(ExcerptRecord& e) {
   CILIA_ASSIGN_OR_RETURN(
       Statement * s,
       db_.Prepare(fmt::format("INSERT INTO excerpts({}) VALUES (?23, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                              "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+                              "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) RETURNING id",
                               kExcerptColumns)));
   // ?23 is the id: NULL lets SQLite choose it.
   const int id_index = BindExcerpt(*s, e);
@@ -134,8 +134,7 @@ Status ExcerptRepo::Insert(ExcerptRecord& e) {
   } else {
     s->BindNull(id_index);
   }
-  CILIA_RETURN_IF_ERROR(s->Run());
-  e.id = db_.LastInsertId();
+  CILIA_ASSIGN_OR_RETURN(e.id, s->OneInt());
   return Status::Ok();
 }
 
@@ -244,7 +243,7 @@ Status ExcerptRepo::RecordRecall(int64_t id, int64_t at_ms, std::string_view que
 
 Status ExcerptRepo::AddHistory(HistoryRecord& h) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO excerpt_history(id, excerpt_id, at, who, action, old, "
-                                                    "new) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+                                                    "new) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"));
   if (h.id > 0) {
     s->Bind(1, h.id);
   } else {
@@ -253,8 +252,7 @@ Status ExcerptRepo::AddHistory(HistoryRecord& h) {
   s->Bind(2, h.excerpt_id).Bind(3, h.at).Bind(4, Name(h.who)).Bind(5, h.action);
   BindOptional(*s, 6, h.old_values);
   BindOptional(*s, 7, h.new_values);
-  CILIA_RETURN_IF_ERROR(s->Run());
-  h.id = db_.LastInsertId();
+  CILIA_ASSIGN_OR_RETURN(h.id, s->OneInt());
   return Status::Ok();
 }
 
@@ -272,8 +270,10 @@ Status ExcerptRepo::ForEachHistory(const std::function<void(const HistoryRecord&
 }
 
 Status ExcerptRepo::PutVector(int64_t excerpt_id, std::string_view embedder, const std::vector<float>& vec) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO excerpt_vectors(excerpt_id, embedder, dim, "
-                                                    "vec) VALUES (?, ?, ?, ?)"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO excerpt_vectors(excerpt_id, embedder, dim, vec) "
+                                                    "VALUES (?, ?, ?, ?) ON CONFLICT (excerpt_id) DO UPDATE SET "
+                                                    "embedder = excluded.embedder, dim = excluded.dim, "
+                                                    "vec = excluded.vec"));
   s->Bind(1, excerpt_id).Bind(2, embedder).Bind(3, static_cast<int64_t>(vec.size()));
   s->BindBlob(4, vec.data(), vec.size() * sizeof(float));
   return s->Run();
@@ -303,7 +303,7 @@ Status ExcerptRepo::InsertCandidate(CandidateRecord& c) {
   CILIA_ASSIGN_OR_RETURN(
       Statement * s,
       db_.Prepare(fmt::format("INSERT INTO candidates({}) VALUES (?18, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-                              "?12, ?13, ?14, ?15, ?16, ?17)",
+                              "?12, ?13, ?14, ?15, ?16, ?17) RETURNING id",
                               kCandidateColumns)));
   const int id_index = BindCandidate(*s, c);
   if (c.id > 0) {
@@ -311,8 +311,7 @@ Status ExcerptRepo::InsertCandidate(CandidateRecord& c) {
   } else {
     s->BindNull(id_index);
   }
-  CILIA_RETURN_IF_ERROR(s->Run());
-  c.id = db_.LastInsertId();
+  CILIA_ASSIGN_OR_RETURN(c.id, s->OneInt());
   return Status::Ok();
 }
 
@@ -376,8 +375,10 @@ Result<std::optional<ExtractionCursor>> ExcerptRepo::GetCursor(int64_t conversat
 }
 
 Status ExcerptRepo::PutCursor(const ExtractionCursor& cursor) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO extraction_cursors(conversation_id, "
-                                                    "through_seq, updated_at) VALUES (?, ?, ?)"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO extraction_cursors(conversation_id, through_seq, "
+                                                    "updated_at) VALUES (?, ?, ?) ON CONFLICT (conversation_id) "
+                                                    "DO UPDATE SET through_seq = excluded.through_seq, "
+                                                    "updated_at = excluded.updated_at"));
   s->Bind(1, cursor.conversation_row).Bind(2, cursor.through_seq).Bind(3, cursor.updated_at);
   return s->Run();
 }

@@ -32,10 +32,9 @@ JobRun ReadRun(const Statement& s) {
 Result<int64_t> JobRunRepo::Start(std::string_view job, std::string_view name_space, std::string_view started_by,
                                   UnixMs now) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO job_runs(job, namespace, started_by, started_at, "
-                                                    "outcome) VALUES (?, ?, ?, ?, 'running')"));
+                                                    "outcome) VALUES (?, ?, ?, ?, 'running') RETURNING id"));
   s->Bind(1, job).Bind(2, name_space).Bind(3, started_by).Bind(4, now);
-  CILIA_RETURN_IF_ERROR(s->Run());
-  return db_.LastInsertId();
+  return s->OneInt();
 }
 
 Status JobRunRepo::Finish(int64_t id, JobOutcome outcome, std::string_view error, int64_t items,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace cilia::store {
@@ -85,11 +86,10 @@ Result<std::optional<ConversationRecord>> MessageRepo::GetConversation(int64_t i
 Result<ConversationRecord> MessageRepo::CreateConversation(std::string_view external_id, std::string_view title,
                                                            int64_t created_at) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO conversations(external_id, title, created_at, "
-                                                    "updated_at) VALUES (?, ?, ?, ?)"));
+                                                    "updated_at) VALUES (?, ?, ?, ?) RETURNING id"));
   s->Bind(1, external_id).Bind(2, title).Bind(3, created_at).Bind(4, created_at);
-  CILIA_RETURN_IF_ERROR(s->Run());
   ConversationRecord c;
-  c.id = db_.LastInsertId();
+  CILIA_ASSIGN_OR_RETURN(c.id, s->OneInt());
   c.external_id = std::string(external_id);
   c.title = std::string(title);
   c.created_at = c.updated_at = created_at;
@@ -149,16 +149,15 @@ Status MessageRepo::Insert(MessageRecord& m) {
   CILIA_ASSIGN_OR_RETURN(
       Statement * s,
       db_.Prepare(m.id ? "INSERT INTO messages(conversation_id, seq, caller_id, role, name, content, text, "
-                         "content_hash, created_at, stored_at, source, id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+                         "content_hash, created_at, stored_at, source, id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id"
                        : "INSERT INTO messages(conversation_id, seq, caller_id, role, name, content, text, "
-                         "content_hash, created_at, stored_at, source) VALUES (?,?,?,?,?,?,?,?,?,?,?)"));
+                         "content_hash, created_at, stored_at, source) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id"));
   s->Bind(1, m.conversation_row).Bind(2, m.seq);
   if (m.caller_id) s->Bind(3, *m.caller_id); else s->BindNull(3);
   s->Bind(4, m.role).Bind(5, m.name).Bind(6, StoredContent(m)).Bind(7, m.text).Bind(8, m.content_hash);
   s->Bind(9, m.created_at).Bind(10, m.stored_at).Bind(11, m.source);
   if (m.id) s->Bind(12, m.id);
-  CILIA_RETURN_IF_ERROR(s->Run());
-  m.id = db_.LastInsertId();
+  CILIA_ASSIGN_OR_RETURN(m.id, s->OneInt());
   return Status::Ok();
 }
 
@@ -176,7 +175,7 @@ Result<std::vector<MessageRecord>> MessageRepo::MessagesFrom(int64_t conversatio
       Statement * s,
       db_.Prepare(fmt::format("SELECT {} FROM messages WHERE conversation_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
                               kMessageColumns)));
-  s->Bind(1, conversation_row).Bind(2, from_seq).Bind(3, limit > 0 ? int64_t{limit} : int64_t{-1});
+  s->Bind(1, conversation_row).Bind(2, from_seq).Bind(3, limit > 0 ? int64_t{limit} : std::numeric_limits<int64_t>::max());
   return s->All(ReadMessage);
 }
 
@@ -240,8 +239,8 @@ Result<std::vector<MessageRepo::ConversationSpan>> MessageRepo::ConversationsBet
 }
 
 Status MessageRepo::PutFile(std::string_view sha256, std::string_view mime, int64_t size, int64_t at_ms) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR IGNORE INTO files(sha256, mime, size, created_at) "
-                                                    "VALUES (?, ?, ?, ?)"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO files(sha256, mime, size, created_at) "
+                                                    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"));
   s->Bind(1, sha256).Bind(2, mime).Bind(3, size).Bind(4, at_ms);
   return s->Run();
 }
@@ -252,9 +251,12 @@ Result<std::vector<FileRecord>> MessageRepo::AllFiles() {
 }
 
 Result<bool> MessageRepo::DropFileUnlessReferenced(std::string_view sha256) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("DELETE FROM files WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM "
-                                                    "messages WHERE instr(content, 'cilia-file:' || ?1) > 0 OR "
-                                                    "(content = '' AND instr(text, 'cilia-file:' || ?1) > 0))"));
+  // SQLite's instr is PostgreSQL's strpos.
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("DELETE FROM files WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM "
+                                                 "messages WHERE {0}(content, 'cilia-file:' || ?1) > 0 OR "
+                                                 "(content = '' AND {0}(text, 'cilia-file:' || ?1) > 0))",
+                                                 db_.dialect() == Dialect::kPostgres ? "strpos" : "instr")));
   s->Bind(1, sha256);
   CILIA_RETURN_IF_ERROR(s->Run());
   return db_.Changes() > 0;

@@ -1,5 +1,6 @@
 // Numbered schema migrations, compiled into the binary from
-// src/store/migrations/NNNN_name.sql (see cmake/gen_migrations.cmake).
+// src/store/migrations/NNNN_name.sql and, for PostgreSQL, the same numbers in
+// src/store/migrations/postgres/ (see cmake/embed.cmake).
 #pragma once
 
 #include "core/status.h"
@@ -15,9 +16,13 @@ struct Migration {
 
 extern const Migration kMigrations[];
 extern const int kMigrationCount;
+extern const Migration kPostgresMigrations[];
+extern const int kPostgresMigrationCount;
 
-// Applies every migration newer than the database's user_version, each in
-// its own transaction. A database newer than this binary is refused.
+// Applies every migration newer than the database's schema version (SQLite's
+// user_version; PostgreSQL's schema_version table, under an advisory lock so
+// that gateways starting together migrate once), each in its own
+// transaction. A database newer than this binary is refused.
 Status Migrate(Database& db);
 
 int LatestSchemaVersion();

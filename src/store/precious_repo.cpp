@@ -30,12 +30,11 @@ constexpr const char* kSelect = "SELECT id, content, conversation_id, message_id
 
 Result<int64_t> PreciousRepo::Append(const PreciousPassage& p) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO precious(id, content, conversation_id, message_ids, "
-                                                    "author, created_at) VALUES (?, ?, ?, ?, ?, ?)"));
+                                                    "author, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"));
   if (p.id > 0) s->Bind(1, p.id);
   else s->BindNull(1);
   s->Bind(2, p.content).Bind(3, p.conversation_id).Bind(4, json(p.message_ids).dump()).Bind(5, Name(p.author)).Bind(6, p.created_at);
-  CILIA_RETURN_IF_ERROR(s->Run());
-  return db_.LastInsertId();
+  return s->OneInt();
 }
 
 Result<int64_t> PreciousRepo::DeleteCiting(std::string_view conversation_id,

@@ -16,11 +16,10 @@ Result<std::optional<ConversationSummary>> SummaryRepo::Latest(int64_t conversat
 Result<int64_t> SummaryRepo::Add(const ConversationSummary& summary) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO conversation_summaries(conversation_id, "
                                                     "through_seq, text, model, created_at, kept_from_key) "
-                                                    "VALUES (?, ?, ?, ?, ?, ?)"));
+                                                    "VALUES (?, ?, ?, ?, ?, ?) RETURNING id"));
   s->Bind(1, summary.conversation_row).Bind(2, summary.through_seq).Bind(3, summary.text).Bind(4, summary.model);
   s->Bind(5, summary.created_at).Bind(6, summary.kept_from_key);
-  CILIA_RETURN_IF_ERROR(s->Run());
-  return db_.LastInsertId();
+  return s->OneInt();
 }
 
 Status SummaryRepo::ForgetFrom(int64_t conversation_row, int64_t seq) {

@@ -42,10 +42,17 @@ TurnRecord ReadTurn(const Statement& s) {
   return r;
 }
 
-// Runs `body` inside a savepoint, so that it happens whole or not at all
-// whether or not the caller holds a transaction.
+// Runs `body` so that it happens whole or not at all: in a savepoint of the
+// caller's transaction, or in a transaction of its own (PostgreSQL has no
+// savepoint outside one).
 template <typename F>
 Status Atomically(Database& db, F&& body) {
+  if (!db.InTransaction()) {
+    Transaction tx(db);
+    CILIA_RETURN_IF_ERROR(tx.Begin());
+    CILIA_RETURN_IF_ERROR(body());
+    return tx.Commit();
+  }
   CILIA_RETURN_IF_ERROR(db.Exec("SAVEPOINT turn_repo"));
   Status st = body();
   if (st.ok()) st = db.Exec("RELEASE turn_repo");
@@ -63,7 +70,8 @@ Result<int64_t> TurnRepo::Append(const TurnRecord& r) {
   Status stored = Atomically(db_, [&]() -> Status {
     CILIA_ASSIGN_OR_RETURN(Statement * insert,
                            db_.Prepare(fmt::format(
-                               "INSERT INTO turns({}) VALUES (NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kTurnColumns)));
+                               "INSERT INTO turns({}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+                               kTurnColumns + 4)));  // all but the id
     insert->Bind(1, r.started_at).Bind(2, r.local_day).Bind(3, r.conversation_id).Bind(4, r.endpoint);
     insert->Bind(5, r.requested_model).Bind(6, r.upstream_model).Bind(7, r.streamed ? 1 : 0);
     insert->Bind(8, r.http_status).Bind(9, r.error).Bind(10, r.input_tokens).Bind(11, r.output_tokens);
@@ -72,8 +80,7 @@ Result<int64_t> TurnRepo::Append(const TurnRecord& r) {
     // Text the gateway quoted may hold broken UTF-8; dump() would throw on it.
     insert->Bind(17, r.injected.dump(-1, ' ', false, json::error_handler_t::replace));
     insert->Bind(18, r.reasoning_tokens);
-    CILIA_RETURN_IF_ERROR(insert->Run());
-    id = db_.LastInsertId();
+    CILIA_ASSIGN_OR_RETURN(id, insert->OneInt());
     CILIA_ASSIGN_OR_RETURN(Statement * source, db_.Prepare("INSERT INTO turn_sources(turn_id, position, "
                                                            "conversation_id, message_id) VALUES (?, ?, ?, ?)"));
     for (size_t i = 0; i < r.sources.size(); ++i) {
@@ -89,15 +96,17 @@ Result<int64_t> TurnRepo::Append(const TurnRecord& r) {
 
 Result<std::vector<TurnRecord>> TurnRepo::List(std::optional<std::string> conversation_id,
                                                std::optional<int64_t> before_id, int limit) {
-  std::string where = "1";
-  if (conversation_id) where += " AND conversation_id = ?1";
-  if (before_id) where += " AND id < ?2";
+  // Only the parameters used: PostgreSQL cannot type one the text leaves out.
+  std::string where = "true";
+  if (conversation_id) where += " AND conversation_id = ?";
+  if (before_id) where += " AND id < ?";
   CILIA_ASSIGN_OR_RETURN(
       Statement * s,
-      db_.Prepare(fmt::format("SELECT {} FROM turns WHERE {} ORDER BY id DESC LIMIT ?3", kTurnColumns, where)));
-  if (conversation_id) s->Bind(1, *conversation_id);
-  if (before_id) s->Bind(2, *before_id);
-  s->Bind(3, std::max(limit, 0));
+      db_.Prepare(fmt::format("SELECT {} FROM turns WHERE {} ORDER BY id DESC LIMIT ?", kTurnColumns, where)));
+  int next = 1;
+  if (conversation_id) s->Bind(next++, *conversation_id);
+  if (before_id) s->Bind(next++, *before_id);
+  s->Bind(next, std::max(limit, 0));
   CILIA_ASSIGN_OR_RETURN(std::vector<TurnRecord> turns, s->All(ReadTurn));
   for (TurnRecord& turn : turns) {
     CILIA_ASSIGN_OR_RETURN(turn.sources, SourcesOf(turn.id));

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "text/segmenter.h"
+
 namespace cilia::store {
 
 namespace {
@@ -52,6 +54,50 @@ Result<std::vector<ScoredId>> ReadScored(Statement* s) {
   return s->All([](const Statement& r) { return ScoredId{r.Int(0), r.Double(1)}; });
 }
 
+// The phrases of an FTS5 expression `"a" AND "b" ...` (index/lexical.h
+// writes them), for PostgreSQL, which has no FTS5.
+std::vector<std::string> Phrases(std::string_view match) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < match.size(); ++i) {
+    if (match[i] != '"') continue;
+    std::string phrase;
+    for (++i; i < match.size(); ++i) {
+      if (match[i] == '"') {
+        if (i + 1 < match.size() && match[i + 1] == '"') {
+          phrase += '"';
+          ++i;
+          continue;
+        }
+        break;
+      }
+      phrase += match[i];
+    }
+    out.push_back(std::move(phrase));
+  }
+  return out;
+}
+
+// An ILIKE pattern for text anywhere in the value.
+std::string ContainsPattern(std::string_view text) {
+  std::string out = "%";
+  for (char c : text) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "%";
+}
+
+// The Han unigrams and bigrams of `body`, space-separated: what PostgreSQL's
+// windows_cjk index holds.
+std::string ShortCjkTerms(std::string_view body) {
+  std::string out;
+  text::ForEachShortCjkToken(body, [&](std::string_view token, bool) {
+    if (!out.empty()) out += ' ';
+    out += token;
+  });
+  return out;
+}
+
 }  // namespace
 
 Status WindowRepo::Insert(WindowRecord& w) { return InsertAll({&w, 1}); }
@@ -60,26 +106,33 @@ Status WindowRepo::InsertAll(std::span<WindowRecord> windows) {
   // Statements are cached by text, so rows go in chunks of a fixed size and
   // one remainder: at most kChunk distinct statements ever.
   constexpr size_t kChunk = 32;
-  constexpr int kColumns = 9;
+  // PostgreSQL keeps the Han n-grams as a column for its GIN index; SQLite's
+  // FTS5 tokenizer reads them from body (store/cjk_tokenizer.h).
+  const bool postgres = db_.dialect() == Dialect::kPostgres;
+  const int columns = postgres ? 10 : 9;
+  const std::string placeholders = postgres ? "?,?,?,?,?,?,?,?,?,?" : "?,?,?,?,?,?,?,?,?";
   while (!windows.empty()) {
     const size_t n = std::min(kChunk, windows.size());
-    std::string sql =
+    std::string sql = fmt::format(
         "INSERT INTO windows(conversation_id, first_seq, first_segment, last_seq, created_at, ended_at, spans, body, "
-        "words) VALUES ";
-    for (size_t i = 0; i < n; ++i) sql += i == 0 ? "(?,?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?,?)";
+        "words{}) VALUES ", postgres ? ", cjk" : "");
+    for (size_t i = 0; i < n; ++i) sql += fmt::format("{}({})", i == 0 ? "" : ",", placeholders);
+    sql += " RETURNING id";
     CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(sql));
     for (size_t i = 0; i < n; ++i) {
       const WindowRecord& w = windows[i];
-      const int at = static_cast<int>(i) * kColumns;
+      const int at = static_cast<int>(i) * columns;
       s->Bind(at + 1, w.conversation_row).Bind(at + 2, w.first_seq).Bind(at + 3, w.first_segment);
       s->Bind(at + 4, w.last_seq).Bind(at + 5, w.created_at).Bind(at + 6, w.ended_at).Bind(at + 7, w.spans);
       s->Bind(at + 8, w.body).Bind(at + 9, w.words);
+      if (postgres) s->Bind(at + 10, ShortCjkTerms(w.body));
     }
-    CILIA_RETURN_IF_ERROR(s->Run());
-    // An INTEGER PRIMARY KEY takes max(id)+1 row by row, so one statement's
-    // rows have consecutive ids ending at the last insert id.
-    const int64_t last = db_.LastInsertId();
-    for (size_t i = 0; i < n; ++i) windows[i].id = last - static_cast<int64_t>(n - 1 - i);
+    // Ids grow row by row (SQLite's max(id)+1, PostgreSQL's identity), and
+    // RETURNING promises no order: the i-th smallest is the i-th row's.
+    CILIA_ASSIGN_OR_RETURN(std::vector<int64_t> ids, s->All(FirstInt));
+    if (ids.size() != n) return Status::Internal(fmt::format("{} windows inserted, {} ids returned", n, ids.size()));
+    std::sort(ids.begin(), ids.end());
+    for (size_t i = 0; i < n; ++i) windows[i].id = ids[i];
     windows = windows.subspan(n);
   }
   return Status::Ok();
@@ -168,25 +221,54 @@ Result<std::vector<ScoredId>> WindowRepo::SearchFts(const char* table, const std
   return ReadScored(s);
 }
 
+// PostgreSQL's FTS5: windows whose body holds every trigram (ILIKE, served
+// by the pg_trgm index), or whose cjk terms hold the phrase (the GIN index
+// over them). Candidates either way, as FTS5's are.
+Result<std::vector<ScoredId>> WindowRepo::SearchPostgres(bool cjk, const std::string& match,
+                                                         const WindowFilter& filter, int limit) {
+  const std::vector<std::string> phrases = Phrases(match);
+  if (phrases.empty()) return std::vector<ScoredId>{};
+  std::string where;
+  if (cjk) {
+    where = "string_to_array(w.cjk, ' ') @> ARRAY[?::text]";
+  } else {
+    for (size_t i = 0; i < phrases.size(); ++i) where += i == 0 ? "w.body ILIKE ?" : " AND w.body ILIKE ?";
+  }
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT w.id, w.id FROM windows w WHERE {}{} "
+                                                                "ORDER BY w.id DESC LIMIT ?",
+                                                                where, FilterSql(filter))));
+  int next = 1;
+  if (cjk) {
+    s->Bind(next++, phrases.front());
+  } else {
+    for (const std::string& p : phrases) s->Bind(next++, ContainsPattern(p));
+  }
+  next = BindFilter(s, next, filter);
+  s->Bind(next, limit);
+  return ReadScored(s);
+}
+
 Result<std::vector<ScoredId>> WindowRepo::SearchTrigram(const std::string& match, const WindowFilter& filter,
                                                         int limit) {
+  if (db_.dialect() == Dialect::kPostgres) return SearchPostgres(false, match, filter, limit);
   return SearchFts("windows_trigram", match, filter, limit);
 }
 
 Result<std::vector<ScoredId>> WindowRepo::SearchCjk(const std::string& match, const WindowFilter& filter,
                                                     int limit) {
+  if (db_.dialect() == Dialect::kPostgres) return SearchPostgres(true, match, filter, limit);
   return SearchFts("windows_cjk", match, filter, limit);
 }
 
 Result<std::vector<int64_t>> WindowRepo::IdsWhere(const WindowFilter& filter) {
   CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare(fmt::format("SELECT w.id FROM windows w WHERE 1{}", FilterSql(filter))));
+                         db_.Prepare(fmt::format("SELECT w.id FROM windows w WHERE true{}", FilterSql(filter))));
   BindFilter(s, 1, filter);
   return s->All(FirstInt);
 }
 
 Result<std::vector<ScoredId>> WindowRepo::Recent(const WindowFilter& filter, int limit) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT w.id, w.created_at FROM windows w WHERE 1"
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT w.id, w.created_at FROM windows w WHERE true"
                                                                 "{} ORDER BY w.created_at DESC LIMIT ?",
                                                                 FilterSql(filter))));
   int next = BindFilter(s, 1, filter);
@@ -195,8 +277,10 @@ Result<std::vector<ScoredId>> WindowRepo::Recent(const WindowFilter& filter, int
 }
 
 Status WindowRepo::PutVector(int64_t window_id, std::string_view embedder, const std::vector<float>& vec) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO window_vectors(window_id, embedder, "
-                                                    "dim, vec) VALUES (?, ?, ?, ?)"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO window_vectors(window_id, embedder, dim, vec) "
+                                                    "VALUES (?, ?, ?, ?) ON CONFLICT (window_id) DO UPDATE SET "
+                                                    "embedder = excluded.embedder, dim = excluded.dim, "
+                                                    "vec = excluded.vec"));
   s->Bind(1, window_id).Bind(2, embedder).Bind(3, static_cast<int64_t>(vec.size()));
   s->BindBlob(4, vec.data(), vec.size() * sizeof(float));
   return s->Run();
@@ -236,6 +320,7 @@ Result<std::vector<int64_t>> WindowRepo::MissingVectors(std::string_view embedde
 }
 
 Status WindowRepo::OptimizeIndexes() {
+  if (db_.dialect() == Dialect::kPostgres) return Status::Ok();  // GIN merges its pending list itself
   return db_.Exec(
       "INSERT INTO windows_trigram(windows_trigram) VALUES ('optimize');"
       "INSERT INTO windows_cjk(windows_cjk) VALUES ('optimize');");

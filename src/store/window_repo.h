@@ -90,6 +90,8 @@ class WindowRepo {
  private:
   Result<std::vector<ScoredId>> SearchFts(const char* table, const std::string& match, const WindowFilter& filter,
                                           int limit);
+  Result<std::vector<ScoredId>> SearchPostgres(bool cjk, const std::string& match, const WindowFilter& filter,
+                                               int limit);
   Database& db_;
 };
 

@@ -1,4 +1,4 @@
-#include "store/db.h"
+#include "store/sqlite_db.h"
 
 #include <gtest/gtest.h>
 
@@ -84,7 +84,7 @@ TEST_F(DbTest, AllOneEachOneIntAndExistsReadRowsAndResetTheStatement) {
   EXPECT_EQ(*none->OneInt(-7), -7) << "NULL";
   EXPECT_EQ(*(*db_->Prepare("SELECT id FROM t WHERE 0"))->OneInt(-1), -1) << "no row";
   // A statement left at its first row would hold the read lock: One resets.
-  EXPECT_FALSE(sqlite3_stmt_busy(one->raw()));
+  EXPECT_FALSE(sqlite3_stmt_busy(static_cast<SqliteStatement*>(one)->raw()));
 }
 
 TEST_F(DbTest, AFailedBindFailsTheStatementInsteadOfRunningWithoutIt) {

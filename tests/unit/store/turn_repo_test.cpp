@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "migrated_db.h"
 #include "testing/temp_dir.h"
 #include "store/migrations.h"
 
@@ -13,11 +14,11 @@ using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
-class TurnRepoTest : public ::testing::Test {
+class TurnRepoTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    db_ = std::move(*Database::Open(dir_.Sub("t.db"), {}));
-    ASSERT_TRUE(Migrate(*db_).ok());
+    BackendTest::SetUp();
+    if (Skipped()) return;
   }
   TurnRecord Turn(std::string conversation, std::string day = "2026-05-28", std::string model = "main/chat") {
     TurnRecord r;
@@ -55,11 +56,9 @@ class TurnRepoTest : public ::testing::Test {
     return n;
   }
 
-  testing::TempDir dir_;
-  std::unique_ptr<Database> db_;
 };
 
-TEST_F(TurnRepoTest, EveryFieldComesBackAsAppended) {
+TEST_P(TurnRepoTest, EveryFieldComesBackAsAppended) {
   TurnRecord r = Turn("trip-2023");
   r.endpoint = "messages";
   r.requested_model = "claude-haiku-4-5";
@@ -101,7 +100,7 @@ TEST_F(TurnRepoTest, EveryFieldComesBackAsAppended) {
   EXPECT_THAT(got.sources, ElementsAre(Pair("trip-2023", "D1:3"), Pair("other", "m_17"), Pair("trip-2023", "D1:1")));
 }
 
-TEST_F(TurnRepoTest, ATurnWithoutConversationOrFirstByteKeepsItsDefaults) {
+TEST_P(TurnRepoTest, ATurnWithoutConversationOrFirstByteKeepsItsDefaults) {
   int64_t id = Append(Turn(""));
   TurnRecord got = Only(id);
   EXPECT_EQ(got.conversation_id, "");
@@ -111,7 +110,7 @@ TEST_F(TurnRepoTest, ATurnWithoutConversationOrFirstByteKeepsItsDefaults) {
   EXPECT_TRUE(got.sources.empty());
 }
 
-TEST_F(TurnRepoTest, InjectedTextWithBrokenUtf8IsStoredWithReplacements) {
+TEST_P(TurnRepoTest, InjectedTextWithBrokenUtf8IsStoredWithReplacements) {
   TurnRecord r = Turn("c");
   r.injected = {{"menu", {std::string("cut mid-character \xe4\xbd")}}};
   int64_t id = Append(r);
@@ -119,7 +118,7 @@ TEST_F(TurnRepoTest, InjectedTextWithBrokenUtf8IsStoredWithReplacements) {
   EXPECT_EQ(Only(id).injected["menu"][0], "cut mid-character \xef\xbf\xbd");
 }
 
-TEST_F(TurnRepoTest, ListIsNewestFirstAndPagesBackwards) {
+TEST_P(TurnRepoTest, ListIsNewestFirstAndPagesBackwards) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 5; ++i) ids.push_back(Append(Turn("c")));
   TurnRepo repo(*db_);
@@ -138,7 +137,7 @@ TEST_F(TurnRepoTest, ListIsNewestFirstAndPagesBackwards) {
   EXPECT_TRUE(repo.List(std::nullopt, std::nullopt, 0)->empty());
 }
 
-TEST_F(TurnRepoTest, ListKeepsOneConversationWhenAsked) {
+TEST_P(TurnRepoTest, ListKeepsOneConversationWhenAsked) {
   int64_t a1 = Append(Turn("旅行"));
   Append(Turn("other"));
   int64_t a2 = Append(Turn("旅行"));
@@ -155,7 +154,7 @@ TEST_F(TurnRepoTest, ListKeepsOneConversationWhenAsked) {
   EXPECT_TRUE(repo.List("nobody", std::nullopt, 10)->empty());
 }
 
-TEST_F(TurnRepoTest, CacheStatsSumSuccessfulTurnsPerDayAndModel) {
+TEST_P(TurnRepoTest, CacheStatsSumSuccessfulTurnsPerDayAndModel) {
   Append(Turn("c", "2026-05-26"));  // before the first day asked for
   Append(Turn("c", "2026-05-27"));
   TurnRecord second = Turn("c", "2026-05-27");
@@ -199,7 +198,7 @@ TEST_F(TurnRepoTest, CacheStatsSumSuccessfulTurnsPerDayAndModel) {
   EXPECT_TRUE(TurnRepo(*db_).CacheStatsSince("2026-06-01")->empty());
 }
 
-TEST_F(TurnRepoTest, UsageCountsEveryTurnPerDayAndModelWithFailuresRoundsAndLatency) {
+TEST_P(TurnRepoTest, UsageCountsEveryTurnPerDayAndModelWithFailuresRoundsAndLatency) {
   Append(Turn("c", "2026-05-26"));  // before the first day asked for
   TurnRecord quick = Turn("c", "2026-05-27");
   quick.reasoning_tokens = 30;
@@ -249,7 +248,7 @@ TEST_F(TurnRepoTest, UsageCountsEveryTurnPerDayAndModelWithFailuresRoundsAndLate
   EXPECT_TRUE(TurnRepo(*db_).UsageSince("2026-06-01")->empty());
 }
 
-TEST_F(TurnRepoTest, ForgettingAMessageScrubsTheRecordsThatCarryItsWords) {
+TEST_P(TurnRepoTest, ForgettingAMessageScrubsTheRecordsThatCarryItsWords) {
   TurnRecord same_conversation = Turn("trip");
   same_conversation.injected = {{"recall_queries", {"what did she say about the group"}}};
   int64_t own = Append(same_conversation);
@@ -277,7 +276,7 @@ TEST_F(TurnRepoTest, ForgettingAMessageScrubsTheRecordsThatCarryItsWords) {
   EXPECT_EQ(All().size(), 3u);
 }
 
-TEST_F(TurnRepoTest, ForgettingAConversationDeletesItsTurnsAndScrubsThoseQuotingIt) {
+TEST_P(TurnRepoTest, ForgettingAConversationDeletesItsTurnsAndScrubsThoseQuotingIt) {
   Append(Turn("trip"));
   TurnRecord quoting = Turn("later-chat");
   quoting.injected = {{"menu", {"05-08 support group"}}};
@@ -301,7 +300,7 @@ TEST_F(TurnRepoTest, ForgettingAConversationDeletesItsTurnsAndScrubsThoseQuoting
   EXPECT_EQ(CountSources(), 1) << "no source row of a deleted or scrubbed turn remains";
 }
 
-TEST_F(TurnRepoTest, ForgettingWhatNoTurnMentionsChangesNothing) {
+TEST_P(TurnRepoTest, ForgettingWhatNoTurnMentionsChangesNothing) {
   TurnRecord r = Turn("c");
   r.injected = {{"menu", {"x"}}};
   r.sources = {{"c", "m_1"}};
@@ -312,7 +311,7 @@ TEST_F(TurnRepoTest, ForgettingWhatNoTurnMentionsChangesNothing) {
   EXPECT_EQ(Only(id).sources.size(), 1u);
 }
 
-TEST_F(TurnRepoTest, AForgetInsideTheCallersTransactionRollsBackWithIt) {
+TEST_P(TurnRepoTest, AForgetInsideTheCallersTransactionRollsBackWithIt) {
   TurnRecord r = Turn("c");
   r.injected = {{"menu", {"x"}}};
   int64_t id = Append(r);
@@ -328,7 +327,7 @@ TEST_F(TurnRepoTest, AForgetInsideTheCallersTransactionRollsBackWithIt) {
   EXPECT_EQ(All()[0].injected, r.injected);
 }
 
-TEST_F(TurnRepoTest, RetentionDropsOldTurnsWithTheirSources) {
+TEST_P(TurnRepoTest, RetentionDropsOldTurnsWithTheirSources) {
   TurnRecord old_turn = Turn("c");
   old_turn.started_at = 1000;
   old_turn.sources = {{"c", "m_1"}, {"c", "m_2"}};
@@ -347,6 +346,8 @@ TEST_F(TurnRepoTest, RetentionDropsOldTurnsWithTheirSources) {
   EXPECT_EQ(CountSources(), 1);
   EXPECT_EQ(*TurnRepo(*db_).DeleteBefore(0), 0);
 }
+
+CILIA_ON_EACH_BACKEND(TurnRepoTest);
 
 }  // namespace
 }  // namespace cilia::store

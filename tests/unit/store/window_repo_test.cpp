@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "migrated_db.h"
 #include "testing/temp_dir.h"
 #include "store/message_repo.h"
 #include "store/migrations.h"
@@ -11,11 +12,11 @@
 namespace cilia::store {
 namespace {
 
-class WindowRepoTest : public ::testing::Test {
+class WindowRepoTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    db_ = std::move(*Database::Open(dir_.Sub("w.db"), {}));
-    ASSERT_TRUE(Migrate(*db_).ok());
+    BackendTest::SetUp();
+    if (Skipped()) return;
     conv_ = MessageRepo(*db_).CreateConversation("c", "", 0)->id;
   }
   int64_t Add(int64_t seq, std::string body, std::string words, int64_t at) {
@@ -30,12 +31,10 @@ class WindowRepoTest : public ::testing::Test {
     EXPECT_TRUE(WindowRepo(*db_).Insert(w).ok());
     return w.id;
   }
-  testing::TempDir dir_;
-  std::unique_ptr<Database> db_;
   int64_t conv_ = 0;
 };
 
-TEST_F(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
+TEST_P(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
   WindowRepo repo(*db_);
   int64_t a = Add(0, "我报了天府锦江半马", "我 报 了 天府 锦江 半马", 10);
   int64_t b = Add(1, "today I ran ten km", "today i ran ten km", 20);
@@ -49,7 +48,7 @@ TEST_F(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
   EXPECT_EQ(seen[1].first, b);
 }
 
-TEST_F(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
+TEST_P(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
   WindowRepo repo(*db_);
   Add(0, "before", "before", 1);  // ids do not start at 1
   std::vector<WindowRecord> ws(70);
@@ -77,7 +76,7 @@ TEST_F(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
   EXPECT_EQ((*hits)[0].id, ws[69].id);
 }
 
-TEST_F(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
+TEST_P(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
   WindowRepo repo(*db_);
   int64_t a = Add(0, "密码是 Kiwi-2048!", "密码 是 kiwi 2048", 10);
   int64_t b = Add(1, "码，是", "码 是", 20);
@@ -100,7 +99,7 @@ TEST_F(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
   EXPECT_EQ(ids("\"kiwi\""), std::vector<int64_t>{});  // only Han is in this table
 }
 
-TEST_F(WindowRepoTest, CjkTableForgetsDeletedWindows) {
+TEST_P(WindowRepoTest, CjkTableForgetsDeletedWindows) {
   WindowRepo repo(*db_);
   Add(0, "去成都", "去 成都", 1);
   int64_t b = Add(3, "成都很远", "成都 很 远", 2);
@@ -112,7 +111,7 @@ TEST_F(WindowRepoTest, CjkTableForgetsDeletedWindows) {
   EXPECT_TRUE(repo.SearchCjk("\"远\"", {}, 10)->empty());
 }
 
-TEST_F(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
+TEST_P(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
   WindowRepo repo(*db_);
   Add(0, "kiwi one", "kiwi one", 100);
   int64_t late = Add(1, "kiwi two", "kiwi two", 200);
@@ -129,7 +128,7 @@ TEST_F(WindowRepoTest, FiltersRestrictByTimeAndConversation) {
   EXPECT_EQ((*recent)[0].id, late);
 }
 
-TEST_F(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
+TEST_P(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
   WindowRepo repo(*db_);
   Add(0, "alpha", "alpha", 1);
   int64_t b = Add(3, "bravo", "bravo", 2);
@@ -141,7 +140,7 @@ TEST_F(WindowRepoTest, DeleteFromRemovesIndexEntriesToo) {
   EXPECT_TRUE(repo.OptimizeIndexes().ok());
 }
 
-TEST_F(WindowRepoTest, VectorsAreKeptPerEmbedder) {
+TEST_P(WindowRepoTest, VectorsAreKeptPerEmbedder) {
   WindowRepo repo(*db_);
   int64_t a = Add(0, "a", "a", 1);
   int64_t b = Add(1, "b", "b", 2);
@@ -152,6 +151,8 @@ TEST_F(WindowRepoTest, VectorsAreKeptPerEmbedder) {
   EXPECT_EQ(*repo.MissingVectors("hash-v1-4", 10), std::vector<int64_t>{b});
   EXPECT_EQ(repo.MissingVectors("other", 10)->size(), 2u);
 }
+
+CILIA_ON_EACH_BACKEND(WindowRepoTest);
 
 }  // namespace
 }  // namespace cilia::store

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "memory/namespace.h"
-#include "store/db.h"
+#include "store/sqlite_db.h"
 
 namespace cilia::testing {
 
@@ -29,7 +29,7 @@ class FailingReads {
     // Setting an authorizer expires the connection's prepared statements, so
     // cached ones are compiled again and asked.
     auto done = ns_.store().Read([self](store::Database& db) -> Result<bool> {
-      sqlite3_set_authorizer(db.raw(), self ? &Deny : nullptr, self);
+      sqlite3_set_authorizer(static_cast<store::SqliteDatabase&>(db).raw(), self ? &Deny : nullptr, self);
       return true;
     });
     (void)done;
