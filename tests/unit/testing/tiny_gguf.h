@@ -157,7 +157,10 @@ inline bool WriteTinyBert(const std::string& path, const TinyBertSpec& spec) {
   for (const T& t : tensors) {
     if (t.name == spec.omit_tensor) continue;
     const bool matrix = t.ne1 > 0;
-    const ggml_type type = matrix && spec.f16 ? GGML_TYPE_F16 : GGML_TYPE_F32;
+    // The token-type and position tables are added to f32 activations as they are: f32, as
+    // convert_hf_to_gguf.py keeps them.
+    const bool added = t.name.rfind("token_types", 0) == 0 || t.name.rfind("position_embd", 0) == 0;
+    const ggml_type type = matrix && spec.f16 && !added ? GGML_TYPE_F16 : GGML_TYPE_F32;
     ggml_tensor* x = matrix ? ggml_new_tensor_2d(ctx, type, t.ne0, t.ne1) : ggml_new_tensor_1d(ctx, type, t.ne0);
     ggml_set_name(x, t.name.c_str());
     values.resize(static_cast<size_t>(ggml_nelements(x)));
