@@ -1,7 +1,8 @@
 # cilia in a container (docs/install.md#docker):
 #   docker build -t cilia .
 #   docker run -d --name cilia -p 127.0.0.1:8420:8420 -v cilia-data:/var/lib/cilia cilia
-# Two stages on Debian 12: the build stage installs scripts/setup.sh's build group and builds
+# Two stages on Debian 12: the build stage installs scripts/setup.sh's build group (which also
+# fetches llama.cpp's pinned source into third_party/, for kind = "local"; docs/embedding.md) and builds
 # build/cilia with the default preset; the runtime stage has only the libraries the binary
 # links (setup.sh's runtime group, which tests/e2e/package.test.mjs checks against the .deb's
 # computed Depends) and runs as the unprivileged user cilia.

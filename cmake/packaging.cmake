@@ -4,16 +4,19 @@
 
 include(GNUInstallDirs)
 
-install(TARGETS cilia RUNTIME DESTINATION bin)
+install(TARGETS cilia RUNTIME DESTINATION bin COMPONENT cilia)
 # A unit under /lib (not /usr/lib): where Debian 12's systemd and
 # deb-systemd-helper look for package units.
-install(FILES ${CMAKE_SOURCE_DIR}/packaging/cilia.service DESTINATION /lib/systemd/system)
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/cilia.service DESTINATION /lib/systemd/system COMPONENT cilia)
 # A conffile (packaging/debian/conffiles): an admin's edits survive upgrades.
-install(FILES ${CMAKE_SOURCE_DIR}/packaging/cilia.toml DESTINATION /etc/cilia)
-install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/cilia)
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/cilia.toml DESTINATION /etc/cilia COMPONENT cilia)
+install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/cilia COMPONENT cilia)
 file(GLOB cilia_docs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/*.md)
-install(FILES ${cilia_docs} DESTINATION share/doc/cilia)
+install(FILES ${cilia_docs} DESTINATION share/doc/cilia COMPONENT cilia)
 
+# Only cilia's own files: llama.cpp's subproject (CILIA_LOCAL_EMBEDDING) has install rules for
+# its static libraries and headers, which the package must not carry.
+set(CPACK_INSTALL_CMAKE_PROJECTS "${CMAKE_BINARY_DIR};cilia;cilia;/")
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME cilia)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -20,6 +20,7 @@ build=(
   libcpp-httplib-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   libicu-dev libhnswlib-dev
   dpkg-dev  # dpkg-shlibdeps: the .deb's Depends (cmake/packaging.cmake)
+  npm  # fetches llama.cpp's source (below) for the local embedder
 )
 test=(
   sqlite3
@@ -67,6 +68,34 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update
   $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# llama.cpp's source, for `[embedding] kind = "local"` (docs/embedding.md): the npm package
+# node-llama-cpp carries it as a git bundle. Pinned by version and by the tarball's sha512;
+# unpacked into third_party/llama.cpp (git-ignored), once. A build without it:
+# cmake --preset default -DCILIA_LOCAL_EMBEDDING=OFF.
+llama_pkg=node-llama-cpp@3.22.1
+# sha512 of the tarball, in hex (npm's "integrity" is the same digest in base64)
+llama_sha512=6e5b488a9b9699cd76dc7eed30880318a4ac4ab866865418795502e3c5d38d55bb5c624988927209d95333343f2e25a83e4183a5c2f816f883a60c3ba9f4e20f
+llama_dir=third_party/llama.cpp
+if [ "$mode" = all ] || [ "$mode" = --build ]; then
+  if [ "$(cat "$llama_dir/.cilia-pin" 2>/dev/null)" != "$llama_pkg $llama_sha512" ]; then
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack "$llama_pkg" --silent >/dev/null)
+    tarball=$(ls "$tmp"/*.tgz)
+    got=$(sha512sum "$tarball" | cut -d" " -f1)
+    if [ "$got" != "$llama_sha512" ]; then
+      echo "setup: $llama_pkg's tarball has sha512 $got, not the pinned $llama_sha512" >&2
+      rm -rf "$tmp"
+      exit 1
+    fi
+    tar -xzf "$tarball" -C "$tmp" package/llama/gitRelease.bundle
+    rm -rf "$llama_dir"
+    mkdir -p "$(dirname "$llama_dir")"
+    git -c advice.detachedHead=false clone --quiet "$tmp/package/llama/gitRelease.bundle" "$llama_dir"
+    echo "$llama_pkg $llama_sha512" >"$llama_dir/.cilia-pin"
+    rm -rf "$tmp"
+  fi
 fi
 
 # End-to-end test clients, pinned in tests/e2e/package-lock.json.

@@ -1,5 +1,7 @@
 #include "api/job_routes.h"
 
+#include <algorithm>
+
 #include "api/route_support.h"
 #include "core/json_write.h"
 #include "memory/upkeep/jobs.h"
@@ -49,10 +51,17 @@ void RegisterJobRoutes(ApiServer& server, memory::Registry& registry) {
                         memory::JobHistory history,
                         memory::ListJobRuns(ns, job, cursor > 0 ? std::optional<int64_t>(cursor) : std::nullopt,
                                             static_cast<int>(limit), /*failed_limit=*/20));
+                    // The background embedding is no job run: it is how far the windows have
+                    // vectors of the current embedder (all of them again after a model change).
+                    const size_t windows = ns.WindowCount();
+                    const size_t embedded = std::min(ns.vectors().size(), windows);
                     json out = {{"runs", json::array()},
                                 {"next_cursor", nullptr},
                                 {"failed_items", json::array()},
-                                {"running", json::array()}};
+                                {"running", json::array()},
+                                {"embedding", {{"embedder", ns.embedder().id()},
+                                               {"windows", windows},
+                                               {"windows_embedded", embedded}}}};
                     for (const memory::RunningJob& running : memory::RunningJobsIn(ns)) {
                       if (!job || running.job == *job) out["running"].push_back(RunningJobJson(running));
                     }

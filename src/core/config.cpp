@@ -140,7 +140,10 @@ const std::vector<SectionSpec>& Sections() {
         Key("model", &Config::embedding, &EmbeddingConfig::model),
         Key("dimensions", &Config::embedding, &EmbeddingConfig::dimensions),
         Key("batch_size", &Config::embedding, &EmbeddingConfig::batch_size),
-        Key("timeout_ms", &Config::embedding, &EmbeddingConfig::timeout_ms)}},
+        Key("timeout_ms", &Config::embedding, &EmbeddingConfig::timeout_ms),
+        Key("threads", &Config::embedding, &EmbeddingConfig::threads),
+        Key("query_prefix", &Config::embedding, &EmbeddingConfig::query_prefix),
+        Key("passage_prefix", &Config::embedding, &EmbeddingConfig::passage_prefix)}},
       {"index", {Key("hnsw_threshold", &Config::index, &IndexConfig::hnsw_threshold)}},
       {"retrieval",
        {Key("vector_weight", &Config::retrieval, &RetrievalConfig::vector_weight),
@@ -753,6 +756,11 @@ Status Loader::ValidateEmbedding() const {
   }
   CILIA_RETURN_IF_ERROR(CheckRange("embedding.dimensions", e.dimensions, e.kind == EmbedderKind::kHash ? 1 : 0, 65536));
   CILIA_RETURN_IF_ERROR(CheckRange("embedding.batch_size", e.batch_size, 1, 4096));
+  CILIA_RETURN_IF_ERROR(CheckRange("embedding.threads", e.threads, 0, 256));
+  if (e.kind != EmbedderKind::kLocal && !(e.query_prefix.empty() && e.passage_prefix.empty())) {
+    return Bad(e.query_prefix.empty() ? "embedding.passage_prefix" : "embedding.query_prefix",
+               "the prefixes are for kind \"local\"");
+  }
   return CheckRange("embedding.timeout_ms", e.timeout_ms, 1, INT_MAX);
 }
 

@@ -83,8 +83,13 @@ struct EmbeddingConfig {
   // Vector size. For hash it defaults to 256; for openai and local 0 means
   // "what the model returns".
   int dimensions = 0;
-  int batch_size = 64;
+  int batch_size = 64;   // texts per request (openai) or per batch (local)
   int timeout_ms = 30000;
+  int threads = 0;       // kind local: CPU threads; 0 means one per core
+  // kind local: put before every query / stored text, as the model family expects
+  // (docs/embedding.md: "query: " and "passage: " for e5).
+  std::string query_prefix;
+  std::string passage_prefix;
 };
 
 struct IndexConfig {

@@ -10,6 +10,11 @@
 
 namespace cilia::embed {
 
+// What a text is embedded for. Some model families are trained with a different
+// instruction prefix on each side ("query: " / "passage: " for e5); a
+// symmetric embedder ignores it.
+enum class Purpose { kQuery, kPassage };
+
 class Embedder {
  public:
   virtual ~Embedder() = default;
@@ -21,10 +26,13 @@ class Embedder {
 
   // One L2-normalised vector of dimension() floats per text, in order. An
   // empty text gets the zero vector, which is similar to nothing. Thread-safe.
-  virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) const = 0;
-  // Whether Embed goes over the network. A local embedder is fast enough to
-  // run inside a write transaction; a remote one must not hold the writer.
+  virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
+                                                        Purpose purpose) const = 0;
+  // Whether Embed goes over the network.
   virtual bool remote() const { return false; }
+  // Whether Embed takes too long to run inside a write transaction: a remote
+  // one, or a model on the CPU (tens of ms a text), must not hold the writer.
+  virtual bool slow() const { return remote(); }
 };
 
 }  // namespace cilia::embed

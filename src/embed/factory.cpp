@@ -1,7 +1,12 @@
 #include "embed/factory.h"
 
+#include <fmt/format.h>
+
 #include "embed/hash_embedder.h"
 #include "embed/openai_embedder.h"
+#ifdef CILIA_LOCAL_EMBEDDING
+#include "embed/local_embedder.h"
+#endif
 
 namespace cilia::embed {
 
@@ -23,12 +28,28 @@ Result<std::shared_ptr<const Embedder>> MakeEmbedder(const Config& config) {
       CILIA_ASSIGN_OR_RETURN(std::unique_ptr<OpenAIEmbedder> embedder, OpenAIEmbedder::Create(std::move(o)));
       return std::shared_ptr<const Embedder>(std::move(embedder));
     }
-    case EmbedderKind::kLocal:
+    case EmbedderKind::kLocal: {
+#ifdef CILIA_LOCAL_EMBEDDING
+      LocalEmbedderOptions o;
+      o.model_path = e.model;
+      o.threads = e.threads;
+      o.batch_size = e.batch_size;
+      o.query_prefix = e.query_prefix;
+      o.passage_prefix = e.passage_prefix;
+      CILIA_ASSIGN_OR_RETURN(std::unique_ptr<LocalEmbedder> embedder, LocalEmbedder::Create(std::move(o)));
+      if (e.dimensions > 0 && e.dimensions != embedder->dimension()) {
+        return Status::InvalidArgument(fmt::format("embedding.dimensions: {} gives {} dimensions, not {}", e.model,
+                                                   embedder->dimension(), e.dimensions));
+      }
+      return std::shared_ptr<const Embedder>(std::move(embedder));
+#else
       break;
+#endif
+    }
   }
   return Status::InvalidArgument(
-      "embedding.kind: \"local\" needs a build with a local model runtime, which this binary does not have; "
-      "use \"hash\" or \"openai\"");
+      "embedding.kind: \"local\" needs a build with llama.cpp, and this binary was built without it "
+      "(CILIA_LOCAL_EMBEDDING=OFF; docs/embedding.md); use \"hash\" or \"openai\"");
 }
 
 }  // namespace cilia::embed

@@ -158,7 +158,7 @@ std::vector<float> HashEmbedder::EmbedOne(std::string_view text) const {
   return vector;
 }
 
-Result<std::vector<std::vector<float>>> HashEmbedder::Embed(const std::vector<std::string>& texts) const {
+Result<std::vector<std::vector<float>>> HashEmbedder::Embed(const std::vector<std::string>& texts, Purpose) const {
   std::vector<std::vector<float>> vectors;
   vectors.reserve(texts.size());
   for (const std::string& text : texts) vectors.push_back(EmbedOne(text));

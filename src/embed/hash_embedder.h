@@ -27,7 +27,7 @@ class HashEmbedder final : public Embedder {
 
   const std::string& id() const override { return id_; }  // "hash-v1-<dimension>"
   int dimension() const override { return dimension_; }
-  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) const override;
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts, Purpose purpose) const override;
 
   // The vector of one text; Embed of one text gives the same.
   std::vector<float> EmbedOne(std::string_view text) const;

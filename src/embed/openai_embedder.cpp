@@ -112,7 +112,7 @@ Result<std::unique_ptr<OpenAIEmbedder>> OpenAIEmbedder::Create(OpenAIEmbedderOpt
   return embedder;
 }
 
-Result<std::vector<std::vector<float>>> OpenAIEmbedder::Embed(const std::vector<std::string>& texts) const {
+Result<std::vector<std::vector<float>>> OpenAIEmbedder::Embed(const std::vector<std::string>& texts, Purpose) const {
   std::vector<std::vector<float>> vectors(texts.size(), std::vector<float>(static_cast<size_t>(dimension()), 0.0f));
   // Empty texts keep their zero vector: the API refuses empty input.
   std::vector<size_t> to_send;

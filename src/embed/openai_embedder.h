@@ -34,7 +34,7 @@ class OpenAIEmbedder final : public Embedder {
   // tried three times in all, with backoff (honouring Retry-After). Empty
   // texts are not sent: they get the zero vector. Replies are put in input
   // order by their "index" and L2-normalised.
-  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) const override;
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts, Purpose purpose) const override;
   bool remote() const override { return true; }
 
  private:

@@ -212,7 +212,7 @@ Result<int> Namespace::EmbedMissing(int batch) {
     }
     return Status::Ok();
   }));
-  CILIA_ASSIGN_OR_RETURN(auto vecs, embedder_->Embed(bodies));
+  CILIA_ASSIGN_OR_RETURN(auto vecs, embedder_->Embed(bodies, embed::Purpose::kPassage));
   CILIA_RETURN_IF_ERROR(store_->Write([&](store::Database& db) -> Status {
     store::Transaction tx(db);
     CILIA_RETURN_IF_ERROR(tx.Begin());

@@ -252,7 +252,7 @@ void Archive::ApplyToCaches(const std::vector<int64_t>& removed, const std::vect
 
 Status Archive::EmbedWindows(const std::vector<store::WindowRecord>& windows) {
   if (windows.empty()) return Status::Ok();
-  // Embedding runs outside the writer lock: a remote embedder must not stall
+  // Embedding runs outside the writer lock: a slow embedder must not stall
   // ingest. Windows left without a vector are picked up by EmbedMissing.
   CILIA_ASSIGN_OR_RETURN(auto vecs, EmbedBodies(windows));
   std::vector<size_t> written;
@@ -278,7 +278,7 @@ Result<std::vector<std::vector<float>>> Archive::EmbedBodies(const std::vector<s
   std::vector<std::string> bodies;
   bodies.reserve(windows.size());
   for (const auto& w : windows) bodies.push_back(w.body);
-  return ns_.embedder().Embed(bodies);
+  return ns_.embedder().Embed(bodies, embed::Purpose::kPassage);
 }
 
 Status Archive::WindowTail(store::Database& db, int64_t conversation_row, TailChange& change) {
@@ -292,8 +292,8 @@ Status Archive::WindowTail(store::Database& db, int64_t conversation_row, TailCh
   CILIA_RETURN_IF_ERROR(ReplaceWindowsFrom(db, conversation_row, from_seq, from_segment, change.removed, change.added));
   conv->indexed_seq = conv->next_seq;
   CILIA_RETURN_IF_ERROR(messages.SaveConversation(*conv));
-  if (ns_.embedder().remote()) return Status::Ok();
-  // A local embedder is fast: its vectors go into the same commit.
+  if (ns_.embedder().slow()) return Status::Ok();
+  // A fast embedder (hash): its vectors go into the same commit.
   CILIA_ASSIGN_OR_RETURN(change.vectors, EmbedBodies(change.added));
   for (size_t i = 0; i < change.added.size(); ++i) {
     CILIA_RETURN_IF_ERROR(windows.PutVector(change.added[i].id, ns_.embedder().id(), change.vectors[i]));
@@ -303,7 +303,7 @@ Status Archive::WindowTail(store::Database& db, int64_t conversation_row, TailCh
 
 Status Archive::Publish(const TailChange& change) {
   ApplyToCaches(change.removed, change.added);
-  if (ns_.embedder().remote()) return EmbedWindows(change.added);
+  if (ns_.embedder().slow()) return EmbedWindows(change.added);
   for (size_t i = 0; i < change.added.size(); ++i) {
     CILIA_RETURN_IF_ERROR(ns_.vectors().Upsert(change.added[i].id, change.vectors[i]));
   }

@@ -59,7 +59,7 @@ Status ExcerptIndex::Rebuild(store::NamespaceStore& store, const embed::Embedder
   for (size_t from = 0; from < missing.size(); from += kBatch) {
     std::vector<std::string> texts;
     for (size_t i = from; i < std::min(missing.size(), from + kBatch); ++i) texts.push_back(ExcerptEmbeddingText(missing[i]));
-    CILIA_ASSIGN_OR_RETURN(auto vecs, embedder.Embed(texts));
+    CILIA_ASSIGN_OR_RETURN(auto vecs, embedder.Embed(texts, embed::Purpose::kPassage));
     CILIA_RETURN_IF_ERROR(store.Write([&](store::Database& db) -> Status {
       store::Transaction tx(db);
       CILIA_RETURN_IF_ERROR(tx.Begin());

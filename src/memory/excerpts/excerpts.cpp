@@ -284,7 +284,7 @@ void Excerpts::Publish(const store::ExcerptRecord& e, bool text_changed) {
                                        e.valid_to,     e.words};
   if (!text_changed) return ns_.excerpts().Put(entry, nullptr);
   // A remote embedder that fails leaves the excerpt to the lexical lane.
-  auto vecs = ns_.embedder().Embed({ExcerptEmbeddingText(e)});
+  auto vecs = ns_.embedder().Embed({ExcerptEmbeddingText(e)}, embed::Purpose::kPassage);
   if (!vecs.ok() || vecs->empty()) return ns_.excerpts().Put(entry, nullptr);
   const std::vector<float>& vec = vecs->front();
   Status stored = ns_.store().Write([&](store::Database& db) -> Status {

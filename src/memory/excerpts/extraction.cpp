@@ -492,7 +492,7 @@ class Run {
     store::ExcerptRecord probe;
     probe.content = k.draft.content;
     probe.quote = k.draft.quote.quote;
-    auto vec = ns_.embedder().Embed({ExcerptEmbeddingText(probe)});
+    auto vec = ns_.embedder().Embed({ExcerptEmbeddingText(probe)}, embed::Purpose::kPassage);
     if (vec.ok() && !vec->empty()) {
       const ExcerptIndex& index = ns_.excerpts();
       auto near = index.vectors().Search(vec->front(), kMaxComparisons, [&index](int64_t id) {

@@ -35,7 +35,7 @@ Result<std::vector<index::FusedHit>> Ranked(Namespace& ns, const ExcerptQuery& q
     if (q.query_vector) {
       qv = *q.query_vector;
     } else {
-      CILIA_ASSIGN_OR_RETURN(auto embedded, ns.embedder().Embed({text}));
+      CILIA_ASSIGN_OR_RETURN(auto embedded, ns.embedder().Embed({text}, embed::Purpose::kQuery));
       if (!embedded.empty()) qv = std::move(embedded[0]);
     }
     if (std::any_of(qv.begin(), qv.end(), [](float x) { return x != 0; })) {

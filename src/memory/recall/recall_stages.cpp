@@ -105,7 +105,8 @@ struct VectorLane {
 Result<VectorLane> SearchVectors(Namespace& ns, const RecallPlan& plan, const AllowedWindows& allowed) {
   VectorLane lane;
   if (plan.exact) return lane;
-  CILIA_ASSIGN_OR_RETURN(auto qv, ns.embedder().Embed({plan.lexical_text.empty() ? plan.query : plan.lexical_text}));
+  CILIA_ASSIGN_OR_RETURN(auto qv, ns.embedder().Embed({plan.lexical_text.empty() ? plan.query : plan.lexical_text},
+                                                      embed::Purpose::kQuery));
   lane.query_vector = qv.empty() ? std::vector<float>() : std::move(qv[0]);
   const std::vector<float>& v = *lane.query_vector;
   if (std::none_of(v.begin(), v.end(), [](float x) { return x != 0; })) return lane;

@@ -63,6 +63,10 @@ TEST_F(JobRoutesTest, BackfillIsASwitchOfTheExtractJobOnly) {
   EXPECT_EQ(extract->status, 200) << extract->body;
   auto list = json::parse(server_.client().Get("/v1/jobs", server_.As(server_.admin))->body);
   EXPECT_EQ(list["running"], json::array()) << "nothing runs now";
+  // No windows yet: nothing to embed, and the embedder the vectors would be of.
+  EXPECT_EQ(list["embedding"]["windows"], 0);
+  EXPECT_EQ(list["embedding"]["windows_embedded"], 0);
+  EXPECT_THAT(list["embedding"]["embedder"].get<std::string>(), ::testing::StartsWith("hash-v1-"));
 }
 
 TEST(RunningJobJsonTest, HowFarARunIs) {

@@ -17,6 +17,9 @@
 #include "memory/excerpts/excerpts.h"
 #include "memory/registry.h"
 #include "store/job_run_repo.h"
+#ifdef CILIA_LOCAL_EMBEDDING
+#include "testing/tiny_gguf.h"
+#endif
 
 namespace cilia::app {
 namespace {
@@ -119,6 +122,28 @@ TEST_F(DoctorTest, AFreshSetupHasNoProblemOnlyTheHashEmbedderToLookAt) {
   EXPECT_THAT(out, Not(HasSubstr("FAIL")));
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/data")) << "doctor must not create the data dir";
 }
+
+#ifdef CILIA_LOCAL_EMBEDDING
+TEST_F(DoctorTest, ALocalModelIsLoadedAndDescribed) {
+  cilia::testing::TinyBertSpec spec;
+  spec.name = "bge-tiny";
+  spec.tokenizer = cilia::testing::TinyTokenizer::kUnigram;
+  spec.pooling = 1;
+  const std::string model = dir_ + "/model.gguf";
+  ASSERT_TRUE(cilia::testing::WriteTinyBert(model, spec));
+  nlohmann::json check = JsonCheck(
+      {{"config", WriteConfig("[embedding]\nkind = \"local\"\nmodel = \"" + model + "\"\n")}}, "embedder");
+  EXPECT_EQ(check["verdict"], "ok") << check.dump();
+  EXPECT_THAT(check["detail"].get<std::string>(),
+              ::testing::MatchesRegex("local model " + model + ": bge-tiny \\(bert\\), 32 dimensions, mean pooling, "
+                                      "Unigram tokenizer, 2 layers, loaded in [0-9]+ ms"));
+
+  nlohmann::json missing = JsonCheck(
+      {{"config", WriteConfig("[embedding]\nkind = \"local\"\nmodel = \"" + dir_ + "/none.gguf\"\n")}}, "embedder");
+  EXPECT_EQ(missing["verdict"], "problem") << missing.dump();
+  EXPECT_EQ(missing["detail"], "embedding.model: " + dir_ + "/none.gguf: no such file");
+}
+#endif
 
 TEST_F(DoctorTest, AMissingProviderKeyFailsWithHowToMendIt) {
   std::string out;

@@ -406,6 +406,23 @@ TEST_F(ConfigTest, EmbeddingKindsNeedWhatTheyUse) {
   EXPECT_EQ(openai->embedding.dimensions, 0);  // the model's own size
 }
 
+TEST_F(ConfigTest, LocalEmbeddingKeysAreReadAndValidated) {
+  auto local = LoadToml(
+      "[embedding]\nkind = \"local\"\nmodel = \"m.gguf\"\nthreads = 2\nbatch_size = 8\n"
+      "query_prefix = \"query: \"\npassage_prefix = \"passage: \"\n");
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  EXPECT_EQ(local->embedding.kind, EmbedderKind::kLocal);
+  EXPECT_EQ(local->embedding.model, "m.gguf");
+  EXPECT_EQ(local->embedding.threads, 2);
+  EXPECT_EQ(local->embedding.batch_size, 8);
+  EXPECT_EQ(local->embedding.query_prefix, "query: ");
+  EXPECT_EQ(local->embedding.passage_prefix, "passage: ");
+  EXPECT_THAT(ErrorOf(LoadToml("[embedding]\nkind = \"local\"\nmodel = \"m.gguf\"\nthreads = -1\n")),
+              HasSubstr("embedding.threads"));
+  EXPECT_THAT(ErrorOf(LoadToml("[embedding]\nquery_prefix = \"query: \"\n")),
+              HasSubstr("embedding.query_prefix: the prefixes are for kind \"local\""));
+}
+
 TEST_F(ConfigTest, ServerValuesAreValidatedAndBlamedOnTheirSource) {
   sources_.listen = "localhost";
   EXPECT_EQ(ErrorOf(LoadConfig(sources_)),

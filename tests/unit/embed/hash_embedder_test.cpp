@@ -126,14 +126,14 @@ TEST(HashEmbedderTest, HugeTextIsEmbedded) {
 TEST(HashEmbedderTest, EmbedGivesOneVectorPerTextInOrder) {
   HashEmbedder embedder(32);
   const std::vector<std::string> texts = {"one", "", "三"};
-  Result<std::vector<std::vector<float>>> vectors = embedder.Embed(texts);
+  Result<std::vector<std::vector<float>>> vectors = embedder.Embed(texts, Purpose::kPassage);
   ASSERT_TRUE(vectors.ok());
   ASSERT_EQ(vectors->size(), 3u);
   for (size_t i = 0; i < texts.size(); ++i) EXPECT_EQ((*vectors)[i], embedder.EmbedOne(texts[i]));
 }
 
 TEST(HashEmbedderTest, EmbedOfNothingIsNothing) {
-  Result<std::vector<std::vector<float>>> vectors = HashEmbedder().Embed({});
+  Result<std::vector<std::vector<float>>> vectors = HashEmbedder().Embed({}, Purpose::kPassage);
   ASSERT_TRUE(vectors.ok());
   EXPECT_TRUE(vectors->empty());
 }

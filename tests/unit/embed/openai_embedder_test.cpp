@@ -139,7 +139,7 @@ TEST_F(OpenAIEmbedderTest, SetDimensionIsSentAndNeedsNoProbe) {
   EXPECT_EQ(embedder->id(), "openai:test-model:8");
   EXPECT_TRUE(seen().bodies.empty());
 
-  auto vectors = embedder->Embed({"hello"});
+  auto vectors = embedder->Embed({"hello"}, Purpose::kPassage);
 
   ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
   EXPECT_EQ((*vectors)[0].size(), 8u);
@@ -157,7 +157,7 @@ TEST_F(OpenAIEmbedderTest, TextsAreSentInBatchesAndComeBackInInputOrder) {
   std::vector<std::string> texts;
   for (int i = 0; i < 150; ++i) texts.push_back(std::string(static_cast<size_t>(i + 1), 'x'));
 
-  auto vectors = embedder->Embed(texts);
+  auto vectors = embedder->Embed(texts, Purpose::kPassage);
 
   ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
   EXPECT_EQ(seen().batch_sizes, (std::vector<size_t>{64, 64, 22}));
@@ -174,7 +174,7 @@ TEST_F(OpenAIEmbedderTest, EmptyTextsAreNotSentAndGetTheZeroVector) {
   auto embedder = MustCreate(options);
   ASSERT_NE(embedder, nullptr);
 
-  auto vectors = embedder->Embed({"", "你好🙂", ""});
+  auto vectors = embedder->Embed({"", "你好🙂", ""}, Purpose::kPassage);
 
   ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
   EXPECT_EQ(seen().batch_sizes, (std::vector<size_t>{1}));
@@ -189,8 +189,8 @@ TEST_F(OpenAIEmbedderTest, NothingToEmbedSendsNothing) {
   auto embedder = MustCreate(options);
   ASSERT_NE(embedder, nullptr);
 
-  EXPECT_TRUE(embedder->Embed({}).ok());
-  EXPECT_TRUE(embedder->Embed({"", ""}).ok());
+  EXPECT_TRUE(embedder->Embed({}, Purpose::kPassage).ok());
+  EXPECT_TRUE(embedder->Embed({"", ""}, Purpose::kPassage).ok());
   EXPECT_TRUE(seen().bodies.empty());
 }
 
@@ -200,7 +200,7 @@ TEST_F(OpenAIEmbedderTest, IllFormedUtf8IsSentAsReplacementCharacters) {
   auto embedder = MustCreate(options);
   ASSERT_NE(embedder, nullptr);
 
-  auto vectors = embedder->Embed({std::string("ab\xFF", 3)});
+  auto vectors = embedder->Embed({std::string("ab\xFF", 3)}, Purpose::kPassage);
 
   ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
   EXPECT_EQ(seen().bodies[0]["input"][0], "ab\xEF\xBF\xBD");
@@ -212,7 +212,7 @@ TEST_F(OpenAIEmbedderTest, ServerErrorIsRetried) {
   auto embedder = MustCreate(options);
   ASSERT_NE(embedder, nullptr);
 
-  auto vectors = embedder->Embed({"hello"});
+  auto vectors = embedder->Embed({"hello"}, Purpose::kPassage);
 
   ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
   EXPECT_EQ(seen().calls, 2);
@@ -224,7 +224,7 @@ TEST_F(OpenAIEmbedderTest, RateLimitGivesUpAfterThreeTries) {
   auto embedder = MustCreate(options);
   ASSERT_NE(embedder, nullptr);
 
-  auto vectors = embedder->Embed({"hello"});
+  auto vectors = embedder->Embed({"hello"}, Purpose::kPassage);
 
   ASSERT_FALSE(vectors.ok());
   EXPECT_EQ(vectors.status().code(), Code::kUnavailable);
@@ -238,7 +238,7 @@ TEST_F(OpenAIEmbedderTest, WrongDimensionIsRejectedNamingTheModel) {
   auto embedder = MustCreate(options);
   ASSERT_NE(embedder, nullptr);
 
-  auto vectors = embedder->Embed({"hello"});
+  auto vectors = embedder->Embed({"hello"}, Purpose::kPassage);
 
   ASSERT_FALSE(vectors.ok());
   EXPECT_EQ(vectors.status().code(), Code::kInvalidArgument);
@@ -262,7 +262,7 @@ TEST_F(OpenAIEmbedderTest, ReplyThatIsNotTheApiIsUnavailable) {
     auto embedder = MustCreate(options);
     ASSERT_NE(embedder, nullptr);
 
-    auto vectors = embedder->Embed({"a", "b"});
+    auto vectors = embedder->Embed({"a", "b"}, Purpose::kPassage);
 
     ASSERT_FALSE(vectors.ok()) << prefix;
     EXPECT_EQ(vectors.status().code(), Code::kUnavailable) << prefix;
