@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_data.h"
 #include "embed/hash_embedder.h"
 
 namespace {
@@ -32,16 +33,8 @@ namespace {
 namespace fs = std::filesystem;
 constexpr size_t kK = 10;
 
-fs::path BenchDataDir() {
-  if (const char* dir = std::getenv("CILIA_BENCH_DATA")) return dir;
-  return fs::path(__FILE__).parent_path().parent_path().parent_path() / "shared" / "bench";
-}
-
-nlohmann::json ReadJson(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-}
+using cilia::bench::BenchDataDir;
+using cilia::bench::ReadJson;
 
 std::vector<std::string> CorpusMessages() {
   std::vector<std::string> out;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_data.h"
 #include "text/normalize.h"
 #include "text/segmenter.h"
 #include "text/sentences.h"
@@ -26,16 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 using cilia::text::WordSegmenter;
 
-fs::path BenchDataDir() {
-  if (const char* dir = std::getenv("CILIA_BENCH_DATA")) return dir;
-  return fs::path(__FILE__).parent_path().parent_path().parent_path() / "shared" / "bench";
-}
-
-nlohmann::json ReadJson(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-}
+using cilia::bench::BenchDataDir;
+using cilia::bench::ReadJson;
 
 std::vector<std::string> LoadChinese() {
   std::vector<std::string> messages;
