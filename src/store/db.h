@@ -113,13 +113,6 @@ class Statement {
 // A reader for Statement::All/One: the first column as an integer.
 inline int64_t FirstInt(const Statement& row) { return row.Int(0); }
 
-// "INSERT INTO table(...) VALUES (...)" for `columns`, which name the id
-// first ("id, a, b"): the others are ?1..?n, and the id, when `with_id` (a
-// row keeping a known id), is ?n+1. Without it the id is left out, not bound
-// NULL: PostgreSQL's identity column refuses an explicit NULL where SQLite
-// chooses the next id. Callers append RETURNING or ON CONFLICT.
-std::string InsertSql(std::string_view table, std::string_view columns, bool with_id);
-
 // One connection. Not thread-safe: one thread uses it at a time.
 class Database {
  public:

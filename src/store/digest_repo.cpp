@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "store/insert_sql.h"
+
 namespace cilia::store {
 
 namespace {

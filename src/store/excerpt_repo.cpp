@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "store/insert_sql.h"
+
 namespace cilia::store {
 
 namespace {

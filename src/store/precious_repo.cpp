@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/insert_sql.h"
+
 namespace cilia::store {
 
 namespace {

@@ -114,17 +114,6 @@ TEST_F(DbTest, AReadSnapshotSeesNoWriteThatLandsDuringIt) {
   EXPECT_EQ(*count->OneInt(), 2) << "the snapshot ended with its scope";
 }
 
-TEST_F(DbTest, InsertSqlLeavesANewRowsIdOutAndBindsAKnownOneLast) {
-  EXPECT_EQ(InsertSql("t", "id, name, score", false), "INSERT INTO t(name, score) VALUES (?1, ?2)");
-  EXPECT_EQ(InsertSql("t", "id, name, score", true), "INSERT INTO t(id, name, score) VALUES (?3, ?1, ?2)");
-  auto fresh = db_->Prepare(InsertSql("t", "id, name, score", false) + " RETURNING id");
-  ASSERT_TRUE(fresh.ok());
-  EXPECT_EQ(*(*fresh)->Bind(1, "a").Bind(2, 1.0).OneInt(), 1);
-  auto kept = db_->Prepare(InsertSql("t", "id, name, score", true) + " RETURNING id");
-  ASSERT_TRUE(kept.ok());
-  EXPECT_EQ(*(*kept)->Bind(1, "b").Bind(2, 2.0).Bind(3, int64_t{7}).OneInt(), 7);
-}
-
 TEST_F(DbTest, BadSqlNamesTheStatement) {
   Status st = db_->Exec("SELEC nonsense");
   EXPECT_FALSE(st.ok());

@@ -61,7 +61,9 @@ TEST_P(ExcerptRepoTest, RowsRoundTripEveryField) {
   ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.Insert(e); }).ok());
   EXPECT_GT(e.id, 0);
   // PostgreSQL's identity sequence is shared by every namespace.
-  if (!OnPostgres()) EXPECT_EQ(e.id, 1);
+  if (!OnPostgres()) {
+    EXPECT_EQ(e.id, 1);
+  }
   auto back = W([&](ExcerptRepo& r) { return r.Get(e.id); });
   ASSERT_TRUE(back.ok() && *back);
   EXPECT_EQ(**back, e);
@@ -80,7 +82,9 @@ TEST_P(ExcerptRepoTest, ListsPageNewestFirstByStatus) {
     ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.Insert(e); }).ok());
     ids.push_back(e.id);
   }
-  if (!OnPostgres()) EXPECT_EQ(ids, (std::vector<int64_t>{1, 2, 3, 4, 5}));
+  if (!OnPostgres()) {
+    EXPECT_EQ(ids, (std::vector<int64_t>{1, 2, 3, 4, 5}));
+  }
   auto page = *W([](ExcerptRepo& r) { return r.List(ExcerptStatus::kActive, {2, std::nullopt}); });
   ASSERT_EQ(page.size(), 2u);
   EXPECT_EQ(page[0].id, ids[4]);
