@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "store/insert_sql.h"
+
 namespace cilia::store {
 
 namespace {
@@ -154,11 +156,11 @@ Result<std::vector<std::string>> DigestRepo::PendingDays() {
 }
 
 Result<int64_t> DigestRepo::AddDigest(const Digest& d) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO digests(id, through_day, text, model, created_at) "
-                                                    "VALUES (?, ?, ?, ?, ?) RETURNING id"));
-  if (d.id > 0) s->Bind(1, d.id);
-  else s->BindNull(1);
-  s->Bind(2, d.through_day).Bind(3, d.text).Bind(4, d.model).Bind(5, d.created_at);
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(InsertSql("digests", "id, through_day, text, model, created_at", d.id > 0) + " RETURNING id"));
+  s->Bind(1, d.through_day).Bind(2, d.text).Bind(3, d.model).Bind(4, d.created_at);
+  if (d.id > 0) s->Bind(5, d.id);
   return s->OneInt();
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "store/insert_sql.h"
+
 namespace cilia::store {
 
 namespace {
@@ -122,18 +124,10 @@ void BindPage(Statement& s, int index, const PageRequest& page) {
 }  // namespace
 
 Status ExcerptRepo::Insert(ExcerptRecord& e) {
-  CILIA_ASSIGN_OR_RETURN(
-      Statement * s,
-      db_.Prepare(fmt::format("INSERT INTO excerpts({}) VALUES (?23, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                              "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) RETURNING id",
-                              kExcerptColumns)));
-  // ?23 is the id: NULL lets SQLite choose it.
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(InsertSql("excerpts", kExcerptColumns, e.id > 0) + " RETURNING id"));
   const int id_index = BindExcerpt(*s, e);
-  if (e.id > 0) {
-    s->Bind(id_index, e.id);
-  } else {
-    s->BindNull(id_index);
-  }
+  if (e.id > 0) s->Bind(id_index, e.id);
   CILIA_ASSIGN_OR_RETURN(e.id, s->OneInt());
   return Status::Ok();
 }
@@ -168,10 +162,10 @@ Result<std::vector<ExcerptRecord>> ExcerptRepo::GetMany(const std::vector<int64_
 
 Result<std::vector<ExcerptRecord>> ExcerptRepo::List(std::optional<ExcerptStatus> status, const PageRequest& page,
                                                      std::optional<std::string_view> fact_key) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare(fmt::format("SELECT {} FROM excerpts WHERE id < ?1 AND (?3 = '' OR status = ?3) "
-                                                 "AND (?4 IS NULL OR fact_key = ?4) ORDER BY id DESC LIMIT ?2",
-                                                 kExcerptColumns)));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
+                                            "SELECT {} FROM excerpts WHERE id < ?1 AND (?3 = '' OR status = ?3) "
+                                            "AND (CAST(?4 AS text) IS NULL OR fact_key = ?4) ORDER BY id DESC LIMIT ?2",
+                                            kExcerptColumns)));
   BindPage(*s, 1, page);
   s->Bind(3, NameOrEmpty(status));
   if (fact_key) {
@@ -192,8 +186,9 @@ Result<std::vector<ExcerptRecord>> ExcerptRepo::ActiveWithFactKey(std::string_vi
 }
 
 Result<std::vector<ExcerptRecord>> ExcerptRepo::Quoting(int64_t message_id) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
-                                            "SELECT {} FROM excerpts WHERE message_id = ? ORDER BY id", kExcerptColumns)));
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(fmt::format("SELECT {} FROM excerpts WHERE message_id = ? ORDER BY id", kExcerptColumns)));
   s->Bind(1, message_id);
   return s->All(ReadExcerpt);
 }
@@ -242,16 +237,13 @@ Status ExcerptRepo::RecordRecall(int64_t id, int64_t at_ms, std::string_view que
 }
 
 Status ExcerptRepo::AddHistory(HistoryRecord& h) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO excerpt_history(id, excerpt_id, at, who, action, old, "
-                                                    "new) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"));
-  if (h.id > 0) {
-    s->Bind(1, h.id);
-  } else {
-    s->BindNull(1);
-  }
-  s->Bind(2, h.excerpt_id).Bind(3, h.at).Bind(4, Name(h.who)).Bind(5, h.action);
-  BindOptional(*s, 6, h.old_values);
-  BindOptional(*s, 7, h.new_values);
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s, db_.Prepare(InsertSql("excerpt_history", "id, excerpt_id, at, who, action, old, new", h.id > 0) +
+                                 " RETURNING id"));
+  s->Bind(1, h.excerpt_id).Bind(2, h.at).Bind(3, Name(h.who)).Bind(4, h.action);
+  BindOptional(*s, 5, h.old_values);
+  BindOptional(*s, 6, h.new_values);
+  if (h.id > 0) s->Bind(7, h.id);
   CILIA_ASSIGN_OR_RETURN(h.id, s->OneInt());
   return Status::Ok();
 }
@@ -291,26 +283,20 @@ Result<std::vector<ExcerptVector>> ExcerptRepo::VectorsOf(std::string_view embed
 }
 
 Result<std::vector<ExcerptRecord>> ExcerptRepo::WithoutVector(std::string_view embedder) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format(
-                                            "SELECT {} FROM excerpts e WHERE NOT EXISTS (SELECT 1 FROM excerpt_vectors v "
-                                            "WHERE v.excerpt_id = e.id AND v.embedder = ?) ORDER BY id",
-                                            kExcerptColumns)));
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(fmt::format("SELECT {} FROM excerpts e WHERE NOT EXISTS (SELECT 1 FROM excerpt_vectors v "
+                              "WHERE v.excerpt_id = e.id AND v.embedder = ?) ORDER BY id",
+                              kExcerptColumns)));
   s->Bind(1, embedder);
   return s->All(ReadExcerpt);
 }
 
 Status ExcerptRepo::InsertCandidate(CandidateRecord& c) {
-  CILIA_ASSIGN_OR_RETURN(
-      Statement * s,
-      db_.Prepare(fmt::format("INSERT INTO candidates({}) VALUES (?18, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-                              "?12, ?13, ?14, ?15, ?16, ?17) RETURNING id",
-                              kCandidateColumns)));
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(InsertSql("candidates", kCandidateColumns, c.id > 0) + " RETURNING id"));
   const int id_index = BindCandidate(*s, c);
-  if (c.id > 0) {
-    s->Bind(id_index, c.id);
-  } else {
-    s->BindNull(id_index);
-  }
+  if (c.id > 0) s->Bind(id_index, c.id);
   CILIA_ASSIGN_OR_RETURN(c.id, s->OneInt());
   return Status::Ok();
 }
@@ -351,10 +337,10 @@ Result<int64_t> ExcerptRepo::CountCandidates(CandidateStatus status) {
 
 Result<std::optional<CandidateRecord>> ExcerptRepo::FindPendingCandidate(const QuoteSource& source,
                                                                          std::string_view content) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare(fmt::format("SELECT {} FROM candidates WHERE message_id = ? AND span_start = ? AND "
-                                                 "span_end = ? AND content = ? AND status = 'pending' LIMIT 1",
-                                                 kCandidateColumns)));
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s, db_.Prepare(fmt::format("SELECT {} FROM candidates WHERE message_id = ? AND span_start = ? AND "
+                                             "span_end = ? AND content = ? AND status = 'pending' LIMIT 1",
+                                             kCandidateColumns)));
   s->Bind(1, source.message_id).Bind(2, source.span_start).Bind(3, source.span_end).Bind(4, content);
   return s->One(ReadCandidate);
 }
@@ -406,20 +392,14 @@ Result<bool> ExcerptRepo::SucceededBefore(std::string_view content_hash) {
 
 Status ExcerptRepo::PutBatch(ExtractionBatch& b) {
   CILIA_ASSIGN_OR_RETURN(
-      Statement * s,
-      db_.Prepare(fmt::format("INSERT INTO extraction_batches({}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                              "ON CONFLICT(conversation_id, first_seq) DO UPDATE SET end_seq = excluded.end_seq, "
-                              "content_hash = excluded.content_hash, attempts = excluded.attempts, "
-                              "status = excluded.status, error = excluded.error, items = excluded.items, "
-                              "updated_at = excluded.updated_at",
-                              kBatchColumns)));
-  if (b.id > 0) {
-    s->Bind(1, b.id);
-  } else {
-    s->BindNull(1);
-  }
-  s->Bind(2, b.conversation_row).Bind(3, b.first_seq).Bind(4, b.end_seq).Bind(5, b.content_hash).Bind(6, b.attempts);
-  s->Bind(7, Name(b.status)).Bind(8, b.error).Bind(9, b.items).Bind(10, b.created_at).Bind(11, b.updated_at);
+      Statement * s, db_.Prepare(InsertSql("extraction_batches", kBatchColumns, b.id > 0) +
+                                 " ON CONFLICT(conversation_id, first_seq) DO UPDATE SET end_seq = excluded.end_seq, "
+                                 "content_hash = excluded.content_hash, attempts = excluded.attempts, "
+                                 "status = excluded.status, error = excluded.error, items = excluded.items, "
+                                 "updated_at = excluded.updated_at"));
+  s->Bind(1, b.conversation_row).Bind(2, b.first_seq).Bind(3, b.end_seq).Bind(4, b.content_hash).Bind(5, b.attempts);
+  s->Bind(6, Name(b.status)).Bind(7, b.error).Bind(8, b.items).Bind(9, b.created_at).Bind(10, b.updated_at);
+  if (b.id > 0) s->Bind(11, b.id);
   CILIA_RETURN_IF_ERROR(s->Run());
   CILIA_ASSIGN_OR_RETURN(auto stored, GetBatch(b.conversation_row, b.first_seq));
   if (stored) b.id = stored->id;

@@ -43,6 +43,18 @@ GlossaryEntry ReadEntry(const Statement& s) {
 
 constexpr const char* kColumns = "term, aliases, definition, created_at, updated_at";
 
+// Terms compare regardless of ASCII case: SQLite's column is COLLATE NOCASE;
+// PostgreSQL's unique index is on this expression (lower() under "C" folds
+// ASCII only, as NOCASE does), which these lookups use.
+constexpr const char* kPostgresTerm = "lower(term COLLATE \"C\")";
+
+std::string TermOrder(const Database& db) { return db.dialect() == Dialect::kPostgres ? kPostgresTerm : "term"; }
+
+std::string TermIs(const Database& db) {
+  return db.dialect() == Dialect::kPostgres ? fmt::format("{} = lower(CAST(?1 AS text) COLLATE \"C\")", kPostgresTerm)
+                                            : "term = ?1";
+}
+
 }  // namespace
 
 Status CheckGlossaryEntry(const GlossaryEntry& entry) {
@@ -64,12 +76,14 @@ Status CheckGlossaryEntry(const GlossaryEntry& entry) {
 }
 
 Result<std::vector<GlossaryEntry>> GlossaryRepo::List() {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT {} FROM glossary ORDER BY term", kColumns)));
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM glossary ORDER BY {}", kColumns, TermOrder(db_))));
   return s->All(ReadEntry);
 }
 
 Result<std::optional<GlossaryEntry>> GlossaryRepo::Get(std::string_view term) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT {} FROM glossary WHERE term = ?", kColumns)));
+  CILIA_ASSIGN_OR_RETURN(Statement * s,
+                         db_.Prepare(fmt::format("SELECT {} FROM glossary WHERE {}", kColumns, TermIs(db_))));
   s->Bind(1, term);
   return s->One(ReadEntry);
 }
@@ -86,9 +100,15 @@ Result<GlossaryEntry> GlossaryRepo::Put(const GlossaryEntry& entry, UnixMs now) 
 
 Status GlossaryRepo::Restore(const GlossaryEntry& entry) {
   CILIA_RETURN_IF_ERROR(CheckGlossaryEntry(entry));
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare("INSERT OR REPLACE INTO glossary(term, aliases, definition, created_at, "
-                                     "updated_at) VALUES (?, ?, ?, ?, ?)"));
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(db_.dialect() == Dialect::kPostgres
+                      ? fmt::format("INSERT INTO glossary({}) VALUES (?, ?, ?, ?, ?) ON CONFLICT ({}) "
+                                    "DO UPDATE SET term = excluded.term, aliases = excluded.aliases, "
+                                    "definition = excluded.definition, created_at = "
+                                    "excluded.created_at, updated_at = excluded.updated_at",
+                                    kColumns, kPostgresTerm)
+                      : fmt::format("INSERT OR REPLACE INTO glossary({}) VALUES (?, ?, ?, ?, ?)", kColumns)));
   s->Bind(1, entry.term)
       .Bind(2, json(entry.aliases).dump())
       .Bind(3, entry.definition)
@@ -98,7 +118,7 @@ Status GlossaryRepo::Restore(const GlossaryEntry& entry) {
 }
 
 Result<bool> GlossaryRepo::Delete(std::string_view term) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("DELETE FROM glossary WHERE term = ?"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("DELETE FROM glossary WHERE " + TermIs(db_)));
   s->Bind(1, term);
   CILIA_RETURN_IF_ERROR(s->Run());
   return db_.Changes() > 0;

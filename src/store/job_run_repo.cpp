@@ -56,23 +56,35 @@ Status JobRunRepo::Checkpoint(int64_t id, int64_t items, const json& detail) {
 
 Result<int64_t> JobRunRepo::TokensSince(std::string_view job, UnixMs since) {
   // job_runs_started finds the day's runs; the few rows' JSON is read here
-  // rather than kept in columns of their own, as every job shapes its detail.
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare("SELECT COALESCE(SUM(COALESCE(json_extract(detail, '$.tokens_in'), 0) + "
-                                     "COALESCE(json_extract(detail, '$.tokens_out'), 0)), 0) FROM job_runs "
-                                     "WHERE started_at >= ? AND job = ? AND json_valid(detail)"));
+  // rather than kept in columns of their own, as every job shapes its detail
+  // (and in C++, so that one SQL text serves both backends).
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT detail FROM job_runs WHERE started_at >= ? AND job = ?"));
   s->Bind(1, since).Bind(2, job);
-  return s->OneInt();
+  CILIA_ASSIGN_OR_RETURN(auto details, s->All([](const Statement& r) { return r.Text(0); }));
+  int64_t tokens = 0;
+  for (const std::string& text : details) {
+    const json detail = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!detail.is_object()) continue;
+    for (const char* key : {"tokens_in", "tokens_out"}) {
+      auto it = detail.find(key);
+      if (it != detail.end() && it->is_number()) tokens += it->get<int64_t>();
+    }
+  }
+  return tokens;
 }
 
 Result<std::vector<JobRun>> JobRunRepo::List(std::optional<std::string> job, std::optional<int64_t> before_id,
                                              int limit) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare(std::string(kSelect) +
-                                     " WHERE (?1 IS NULL OR job = ?1) AND (?2 IS NULL OR id < ?2) ORDER BY id DESC "
-                                     "LIMIT ?3"));
-  if (job) s->Bind(1, *job);
-  else s->BindNull(1);
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(
+          std::string(kSelect) +
+          " WHERE (CAST(?1 AS text) IS NULL OR job = ?1) AND (CAST(?2 AS bigint) IS NULL OR id < ?2) ORDER BY id DESC "
+          "LIMIT ?3"));
+  if (job)
+    s->Bind(1, *job);
+  else
+    s->BindNull(1);
   s->Bind(2, before_id).Bind(3, limit);
   return s->All(ReadRun);
 }

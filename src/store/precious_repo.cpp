@@ -1,6 +1,10 @@
 #include "store/precious_repo.h"
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
+
+#include "store/insert_sql.h"
 
 namespace cilia::store {
 
@@ -29,22 +33,35 @@ constexpr const char* kSelect = "SELECT id, content, conversation_id, message_id
 }  // namespace
 
 Result<int64_t> PreciousRepo::Append(const PreciousPassage& p) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO precious(id, content, conversation_id, message_ids, "
-                                                    "author, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"));
-  if (p.id > 0) s->Bind(1, p.id);
-  else s->BindNull(1);
-  s->Bind(2, p.content).Bind(3, p.conversation_id).Bind(4, json(p.message_ids).dump()).Bind(5, Name(p.author)).Bind(6, p.created_at);
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(InsertSql("precious", "id, content, conversation_id, message_ids, author, created_at", p.id > 0) +
+                  " RETURNING id"));
+  s->Bind(1, p.content)
+      .Bind(2, p.conversation_id)
+      .Bind(3, json(p.message_ids).dump())
+      .Bind(4, Name(p.author))
+      .Bind(5, p.created_at);
+  if (p.id > 0) s->Bind(6, p.id);
   return s->OneInt();
 }
 
 Result<int64_t> PreciousRepo::DeleteCiting(std::string_view conversation_id,
                                            std::optional<std::string_view> message_id) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare("DELETE FROM precious WHERE conversation_id = ?1 AND (?2 IS NULL OR EXISTS "
-                                     "(SELECT 1 FROM json_each(precious.message_ids) WHERE value = ?2))"));
+  // message_ids is a JSON array of strings in a text column on both backends.
+  const char* cited = db_.dialect() == Dialect::kPostgres
+                          ? "SELECT 1 FROM jsonb_array_elements_text(precious.message_ids::jsonb) AS m(value)"
+                          : "SELECT 1 FROM json_each(precious.message_ids)";
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(fmt::format("DELETE FROM precious WHERE conversation_id = ?1 AND (CAST(?2 AS text) IS NULL OR "
+                              "EXISTS ({} WHERE value = ?2))",
+                              cited)));
   s->Bind(1, conversation_id);
-  if (message_id) s->Bind(2, *message_id);
-  else s->BindNull(2);
+  if (message_id)
+    s->Bind(2, *message_id);
+  else
+    s->BindNull(2);
   CILIA_RETURN_IF_ERROR(s->Run());
   return db_.Changes();
 }

@@ -51,8 +51,14 @@ Status ProfileRepo::Put(std::string_view name, std::string_view content, UnixMs 
   if (size_t bad = 0; !text::IsValidUtf8(content, &bad)) {
     return Status::InvalidArgument(fmt::format("content: invalid UTF-8 at byte {}", bad));
   }
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT OR REPLACE INTO profile_documents(name, content, "
-                                                    "updated_at) VALUES (?, ?, ?)"));
+  // SQLite's history triggers expect the replacing INSERT; PostgreSQL's one
+  // trigger keeps the old content on the upsert's UPDATE.
+  CILIA_ASSIGN_OR_RETURN(
+      Statement * s,
+      db_.Prepare(db_.dialect() == Dialect::kPostgres
+                      ? "INSERT INTO profile_documents(name, content, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) "
+                        "DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at"
+                      : "INSERT OR REPLACE INTO profile_documents(name, content, updated_at) VALUES (?, ?, ?)"));
   s->Bind(1, name).Bind(2, content).Bind(3, now);
   return s->Run();
 }

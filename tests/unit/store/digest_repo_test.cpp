@@ -8,9 +8,9 @@ namespace cilia::store {
 namespace {
 
 using ::testing::ElementsAre;
-using DigestRepoTest = testing::MigratedDbTest;
+using DigestRepoTest = testing::BackendTest;
 
-TEST_F(DigestRepoTest, LogsKeepTheirCitedEntriesAndReadByDayRange) {
+TEST_P(DigestRepoTest, LogsKeepTheirCitedEntriesAndReadByDayRange) {
   DigestRepo repo(db());
   for (const char* day : {"2026-05-27", "2026-05-28", "2026-05-29"}) {
     ASSERT_TRUE(repo.PutLog({day, "t", {{"她搬家了 🏠", {{"c", "D1:1"}}}, {"second", {{"c", "m_2"}}}}, 2, "m", 1, 2}).ok());
@@ -24,7 +24,7 @@ TEST_F(DigestRepoTest, LogsKeepTheirCitedEntriesAndReadByDayRange) {
   EXPECT_EQ(repo.Logs("", "")->size(), 3u);
 }
 
-TEST_F(DigestRepoTest, TheNewestDigestIsCurrentAndRollupsAreByPeriod) {
+TEST_P(DigestRepoTest, TheNewestDigestIsCurrentAndRollupsAreByPeriod) {
   DigestRepo repo(db());
   EXPECT_FALSE(repo.LatestDigest()->has_value());
   ASSERT_TRUE(repo.AddDigest({0, "2026-05-27", "old", "m", 1}).ok());
@@ -38,7 +38,7 @@ TEST_F(DigestRepoTest, TheNewestDigestIsCurrentAndRollupsAreByPeriod) {
   EXPECT_FALSE(repo.LatestRollup(RollupKind::kMonth)->has_value());
 }
 
-TEST_F(DigestRepoTest, AForgetTakesTheLogsCitingTheMessageAndWhatWasMadeFromThem) {
+TEST_P(DigestRepoTest, AForgetTakesTheLogsCitingTheMessageAndWhatWasMadeFromThem) {
   DigestRepo repo(db());
   ASSERT_TRUE(repo.PutLog({"2026-05-26", "t", {{"early", {{"c", "m_1"}}}}, 1, "m", 1, 1}).ok());
   ASSERT_TRUE(repo.PutLog({"2026-05-27", "t", {{"she said it", {{"c", "m_2"}, {"c", "m_3"}}}}, 2, "m", 1, 1}).ok());
@@ -75,7 +75,7 @@ TEST_F(DigestRepoTest, AForgetTakesTheLogsCitingTheMessageAndWhatWasMadeFromThem
   EXPECT_TRUE(repo.ForgetCiting("nobody", std::nullopt, 99)->empty());
 }
 
-TEST_F(DigestRepoTest, ItemsStatePacksAndTheDaysMessages) {
+TEST_P(DigestRepoTest, ItemsStatePacksAndTheDaysMessages) {
   DigestRepo repo(db());
   ASSERT_TRUE(repo.PutItem({"day:2026-05-27", NightlyStatus::kFailed, 3, "bad", 9}).ok());
   EXPECT_EQ(repo.FailedItems(10)->size(), 1u);
@@ -104,6 +104,8 @@ TEST_F(DigestRepoTest, ItemsStatePacksAndTheDaysMessages) {
   EXPECT_EQ(repo.MessagesBetween(0, 1000)->size(), 2u) << "a message without text says nothing to log";
   EXPECT_EQ(*repo.FirstMessageAt(), 100);
 }
+
+CILIA_ON_EACH_BACKEND(DigestRepoTest);
 
 }  // namespace
 }  // namespace cilia::store

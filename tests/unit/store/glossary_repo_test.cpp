@@ -8,9 +8,9 @@ namespace cilia::store {
 namespace {
 
 using ::testing::HasSubstr;
-using GlossaryRepoTest = testing::MigratedDbTest;
+using GlossaryRepoTest = testing::BackendTest;
 
-TEST_F(GlossaryRepoTest, PutListGetAndDelete) {
+TEST_P(GlossaryRepoTest, PutListGetAndDelete) {
   GlossaryRepo repo(db());
   ASSERT_TRUE(repo.Put({"小满", {"Xiaoman", "🐱"}, "她的猫", 0, 0}, 100).ok());
   ASSERT_TRUE(repo.Put({"Beijing", {}, "the city", 0, 0}, 200).ok());
@@ -24,7 +24,7 @@ TEST_F(GlossaryRepoTest, PutListGetAndDelete) {
   EXPECT_FALSE(repo.Get("小满")->has_value());
 }
 
-TEST_F(GlossaryRepoTest, ATermInAnotherCaseReplacesItAndKeepsItsCreationTime) {
+TEST_P(GlossaryRepoTest, ATermInAnotherCaseReplacesItAndKeepsItsCreationTime) {
   GlossaryRepo repo(db());
   ASSERT_TRUE(repo.Put({"mochi", {}, "old", 0, 0}, 100).ok());
   auto stored = repo.Put({"Mochi", {}, "new", 0, 0}, 200);
@@ -38,7 +38,7 @@ TEST_F(GlossaryRepoTest, ATermInAnotherCaseReplacesItAndKeepsItsCreationTime) {
   EXPECT_EQ(*repo.Count(), 1);
 }
 
-TEST_F(GlossaryRepoTest, BadEntriesNameTheirField) {
+TEST_P(GlossaryRepoTest, BadEntriesNameTheirField) {
   EXPECT_THAT(CheckGlossaryEntry({"", {}, "d", 0, 0}).message(), HasSubstr("term"));
   EXPECT_THAT(CheckGlossaryEntry({"a\nb", {}, "d", 0, 0}).message(), HasSubstr("one line"));
   EXPECT_THAT(CheckGlossaryEntry({"a", {"ok", ""}, "d", 0, 0}).message(), HasSubstr("aliases[1]"));
@@ -48,6 +48,8 @@ TEST_F(GlossaryRepoTest, BadEntriesNameTheirField) {
   EXPECT_THAT(CheckGlossaryEntry({"\xff", {}, "d", 0, 0}).message(), HasSubstr("UTF-8"));
   EXPECT_TRUE(CheckGlossaryEntry({std::string(100, 'x'), std::vector<std::string>(20, "y"), "d", 0, 0}).ok());
 }
+
+CILIA_ON_EACH_BACKEND(GlossaryRepoTest);
 
 }  // namespace
 }  // namespace cilia::store

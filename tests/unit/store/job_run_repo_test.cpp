@@ -7,15 +7,16 @@
 namespace cilia::store {
 namespace {
 
-using JobRunRepoTest = testing::MigratedDbTest;
+using JobRunRepoTest = testing::BackendTest;
 
-TEST_F(JobRunRepoTest, ARunIsStartedFinishedAndListedNewestFirst) {
+TEST_P(JobRunRepoTest, ARunIsStartedFinishedAndListedNewestFirst) {
   JobRunRepo repo(db());
   auto a = repo.Start("nightly", "default", "schedule", 100);
   auto b = repo.Start("extract", "default", "manual", 200);
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_TRUE(repo.Finish(*a, JobOutcome::kFailed, "model down", 3, {{"days", 1}}, 150).ok());
   auto all = repo.List(std::nullopt, std::nullopt, 10);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].job, "extract");
   EXPECT_EQ((*all)[0].outcome, JobOutcome::kRunning);
@@ -33,7 +34,7 @@ TEST_F(JobRunRepoTest, ARunIsStartedFinishedAndListedNewestFirst) {
   EXPECT_EQ(repo.Finish(999, JobOutcome::kOk, "", 0, {}, 1).code(), Code::kNotFound);
 }
 
-TEST_F(JobRunRepoTest, InterruptedRunsFailAndRetentionKeepsRunningOnes) {
+TEST_P(JobRunRepoTest, InterruptedRunsFailAndRetentionKeepsRunningOnes) {
   JobRunRepo repo(db());
   ASSERT_TRUE(repo.Start("nightly", "default", "schedule", 100).ok());
   auto done = repo.Start("extract", "default", "schedule", 100);
@@ -46,7 +47,7 @@ TEST_F(JobRunRepoTest, InterruptedRunsFailAndRetentionKeepsRunningOnes) {
   EXPECT_THAT((*left)[0].error, ::testing::HasSubstr("interrupted"));
 }
 
-TEST_F(JobRunRepoTest, ARunInProgressRecordsWhatItDidAndItsTokensCountToTheDayItStarted) {
+TEST_P(JobRunRepoTest, ARunInProgressRecordsWhatItDidAndItsTokensCountToTheDayItStarted) {
   JobRunRepo repo(db());
   auto early = repo.Start("extract", "default", "schedule", 50);
   auto running = repo.Start("extract", "default", "schedule", 100);
@@ -55,7 +56,8 @@ TEST_F(JobRunRepoTest, ARunInProgressRecordsWhatItDidAndItsTokensCountToTheDayIt
   ASSERT_TRUE(repo.Checkpoint(*running, 2, {{"tokens_in", 300}, {"tokens_out", 20}}).ok());
   ASSERT_TRUE(repo.Finish(*nightly, JobOutcome::kPartial, "1 item(s) failed", 0, {{"tokens_in", 77}}, 130).ok());
   auto latest = repo.Latest("extract");
-  ASSERT_TRUE(latest.ok() && latest->has_value());
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  ASSERT_TRUE(latest->has_value());
   EXPECT_EQ((*latest)->outcome, JobOutcome::kRunning) << "a checkpoint does not end the run";
   EXPECT_EQ((*latest)->items, 2);
   EXPECT_EQ((*latest)->detail["tokens_in"], 300);
@@ -67,6 +69,8 @@ TEST_F(JobRunRepoTest, ARunInProgressRecordsWhatItDidAndItsTokensCountToTheDayIt
   ASSERT_TRUE(repo.Checkpoint(*nightly, 5, {{"tokens_in", 1}}).ok());
   EXPECT_EQ((*repo.Latest("nightly"))->items, 0) << "a finished run is not written again";
 }
+
+CILIA_ON_EACH_BACKEND(JobRunRepoTest);
 
 }  // namespace
 }  // namespace cilia::store

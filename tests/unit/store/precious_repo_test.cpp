@@ -7,9 +7,9 @@
 namespace cilia::store {
 namespace {
 
-using PreciousRepoTest = testing::MigratedDbTest;
+using PreciousRepoTest = testing::BackendTest;
 
-TEST_F(PreciousRepoTest, AppendsInOrderAndNeverEdits) {
+TEST_P(PreciousRepoTest, AppendsInOrderAndNeverEdits) {
   PreciousRepo repo(db());
   PreciousPassage p{0, "星星会替我们记得", "chat", {"D1:1", "m_2"}, Author::kOwner, 10};
   auto first = repo.Append(p);
@@ -26,12 +26,14 @@ TEST_F(PreciousRepoTest, AppendsInOrderAndNeverEdits) {
   EXPECT_EQ(*repo.Count(), 2);
 }
 
-TEST_F(PreciousRepoTest, AForgetTakesThePassagesCitingTheMessageOrTheConversation) {
+TEST_P(PreciousRepoTest, AForgetTakesThePassagesCitingTheMessageOrTheConversation) {
   PreciousRepo repo(db());
   ASSERT_TRUE(repo.Append({0, "one", "chat", {"D1:1", "m_2"}, Author::kOwner, 1}).ok());
   ASSERT_TRUE(repo.Append({0, "two", "chat", {"m_3"}, Author::kOwner, 2}).ok());
   ASSERT_TRUE(repo.Append({0, "three", "other", {"m_2"}, Author::kAgent, 3}).ok());
-  EXPECT_EQ(*repo.DeleteCiting("chat", "m_2"), 1);
+  auto deleted = repo.DeleteCiting("chat", "m_2");
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_EQ(*deleted, 1);
   EXPECT_EQ(*repo.DeleteCiting("chat", "m_9"), 0);
   auto left = repo.List();
   ASSERT_EQ(left->size(), 2u);
@@ -41,12 +43,14 @@ TEST_F(PreciousRepoTest, AForgetTakesThePassagesCitingTheMessageOrTheConversatio
   EXPECT_EQ(*repo.Count(), 1);
 }
 
-TEST_F(PreciousRepoTest, AnImportKeepsItsIdAndAnAuthorMustBeKnown) {
+TEST_P(PreciousRepoTest, AnImportKeepsItsIdAndAnAuthorMustBeKnown) {
   PreciousRepo repo(db());
   EXPECT_EQ(*repo.Append({42, "x", "c", {"m"}, Author::kAgent, 1}), 42);
   EXPECT_FALSE(repo.Append({42, "y", "c", {"m"}, Author::kAgent, 1}).ok()) << "the id is taken";
   EXPECT_FALSE(repo.Append({0, "y", "c", {"m"}, Author::kExtractor, 1}).ok()) << "owner or agent only";
 }
+
+CILIA_ON_EACH_BACKEND(PreciousRepoTest);
 
 }  // namespace
 }  // namespace cilia::store

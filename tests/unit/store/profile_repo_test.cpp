@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "testing/temp_dir.h"
+#include "migrated_db.h"
 #include "store/migrations.h"
 
 namespace cilia::store {
@@ -11,17 +11,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class ProfileRepoTest : public ::testing::Test {
+class ProfileRepoTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    db_ = std::move(*Database::Open(dir_.Sub("p.db"), {}));
-    ASSERT_TRUE(Migrate(*db_).ok());
+    BackendTest::SetUp();
+    if (Skipped()) return;
   }
-  testing::TempDir dir_;
-  std::unique_ptr<Database> db_;
 };
 
-TEST_F(ProfileRepoTest, ADocumentIsStoredVerbatimAndReadBack) {
+TEST_P(ProfileRepoTest, ADocumentIsStoredVerbatimAndReadBack) {
   ProfileRepo repo(*db_);
   const std::string content = "# 我\n\n- likes 🍵 tea\n- 周末爬山\r\n  trailing spaces  \n";
   ASSERT_TRUE(repo.Put("user", content, 1000).ok());
@@ -33,7 +31,7 @@ TEST_F(ProfileRepoTest, ADocumentIsStoredVerbatimAndReadBack) {
   EXPECT_EQ((*got)->updated_at, 1000);
 }
 
-TEST_F(ProfileRepoTest, PutReplacesTheWholeDocument) {
+TEST_P(ProfileRepoTest, PutReplacesTheWholeDocument) {
   ProfileRepo repo(*db_);
   ASSERT_TRUE(repo.Put("rules", "old rules, long text", 1000).ok());
   ASSERT_TRUE(repo.Put("rules", "new", 2000).ok());
@@ -44,7 +42,7 @@ TEST_F(ProfileRepoTest, PutReplacesTheWholeDocument) {
   EXPECT_EQ(repo.List()->size(), 1u);
 }
 
-TEST_F(ProfileRepoTest, ListIsByName) {
+TEST_P(ProfileRepoTest, ListIsByName) {
   ProfileRepo repo(*db_);
   for (const char* name : {"user", "persona", "relationship", "rules", "a-notes", "9"}) {
     ASSERT_TRUE(repo.Put(name, name, 1).ok());
@@ -56,7 +54,7 @@ TEST_F(ProfileRepoTest, ListIsByName) {
   EXPECT_EQ(names, (std::vector<std::string>{"9", "a-notes", "persona", "relationship", "rules", "user"}));
 }
 
-TEST_F(ProfileRepoTest, AnEmptyDocumentIsStillADocument) {
+TEST_P(ProfileRepoTest, AnEmptyDocumentIsStillADocument) {
   ProfileRepo repo(*db_);
   ASSERT_TRUE(repo.Put("persona", "", 5).ok());
   auto got = *repo.Get("persona");
@@ -64,14 +62,14 @@ TEST_F(ProfileRepoTest, AnEmptyDocumentIsStillADocument) {
   EXPECT_EQ(got->content, "");
 }
 
-TEST_F(ProfileRepoTest, AMissingDocumentIsNoneAndDeletingItIsFalse) {
+TEST_P(ProfileRepoTest, AMissingDocumentIsNoneAndDeletingItIsFalse) {
   ProfileRepo repo(*db_);
   EXPECT_FALSE(repo.Get("persona")->has_value());
   EXPECT_FALSE(*repo.Delete("persona"));
   EXPECT_TRUE(repo.List()->empty());
 }
 
-TEST_F(ProfileRepoTest, DeleteRemovesOnlyThatDocument) {
+TEST_P(ProfileRepoTest, DeleteRemovesOnlyThatDocument) {
   ProfileRepo repo(*db_);
   ASSERT_TRUE(repo.Put("persona", "p", 1).ok());
   ASSERT_TRUE(repo.Put("user", "u", 1).ok());
@@ -80,7 +78,7 @@ TEST_F(ProfileRepoTest, DeleteRemovesOnlyThatDocument) {
   EXPECT_TRUE(repo.Get("user")->has_value());
 }
 
-TEST_F(ProfileRepoTest, NamesAreLowercaseLettersDigitsDashAndUnderscore) {
+TEST_P(ProfileRepoTest, NamesAreLowercaseLettersDigitsDashAndUnderscore) {
   const std::vector<std::string> good = {"persona", "user", "a", "0", "my_rules-2", "9-_", std::string(64, 'z')};
   const std::vector<std::string> bad = {"",
                                         "Persona",
@@ -102,7 +100,7 @@ TEST_F(ProfileRepoTest, NamesAreLowercaseLettersDigitsDashAndUnderscore) {
   EXPECT_TRUE(CheckProfileName("rules").ok());
 }
 
-TEST_F(ProfileRepoTest, PutRefusesABadNameNamingTheField) {
+TEST_P(ProfileRepoTest, PutRefusesABadNameNamingTheField) {
   ProfileRepo repo(*db_);
   Status st = repo.Put("Persona", "x", 1);
   EXPECT_EQ(st.code(), Code::kInvalidArgument);
@@ -111,7 +109,7 @@ TEST_F(ProfileRepoTest, PutRefusesABadNameNamingTheField) {
   EXPECT_TRUE(repo.List()->empty());
 }
 
-TEST_F(ProfileRepoTest, ContentUpTo256KiBIsKeptAndLongerIsTooLarge) {
+TEST_P(ProfileRepoTest, ContentUpTo256KiBIsKeptAndLongerIsTooLarge) {
   ProfileRepo repo(*db_);
   // 3-byte characters up to the limit exactly.
   std::string largest;
@@ -127,7 +125,7 @@ TEST_F(ProfileRepoTest, ContentUpTo256KiBIsKeptAndLongerIsTooLarge) {
   EXPECT_EQ((*repo.Get("user"))->updated_at, 1);
 }
 
-TEST_F(ProfileRepoTest, ContentMustBeUtf8) {
+TEST_P(ProfileRepoTest, ContentMustBeUtf8) {
   ProfileRepo repo(*db_);
   Status st = repo.Put("user", "ok \xff\xfe", 1);
   EXPECT_EQ(st.code(), Code::kInvalidArgument);
@@ -135,12 +133,15 @@ TEST_F(ProfileRepoTest, ContentMustBeUtf8) {
   EXPECT_THAT(st.message(), HasSubstr("byte 3"));
 }
 
-TEST_F(ProfileRepoTest, ContentWithNulBytesSurvives) {
+TEST_P(ProfileRepoTest, ContentWithNulBytesSurvives) {
+  if (OnPostgres()) GTEST_SKIP() << "not yet: PostgreSQL's text holds no NUL byte (content as bytea is left, issue 17)";
   ProfileRepo repo(*db_);
   const std::string content("a\0b", 3);
   ASSERT_TRUE(repo.Put("user", content, 1).ok());
   EXPECT_EQ((*repo.Get("user"))->content, content);
 }
+
+CILIA_ON_EACH_BACKEND(ProfileRepoTest);
 
 }  // namespace
 }  // namespace cilia::store

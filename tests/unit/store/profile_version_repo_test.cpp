@@ -8,7 +8,7 @@
 namespace cilia::store {
 namespace {
 
-using ProfileVersionRepoTest = testing::MigratedDbTest;
+using ProfileVersionRepoTest = testing::BackendTest;
 
 std::vector<std::string> Contents(const std::vector<ProfileVersion>& versions) {
   std::vector<std::string> out;
@@ -16,7 +16,7 @@ std::vector<std::string> Contents(const std::vector<ProfileVersion>& versions) {
   return out;
 }
 
-TEST_F(ProfileVersionRepoTest, EveryChangingPutAndEveryDeleteKeepsThePreviousContent) {
+TEST_P(ProfileVersionRepoTest, EveryChangingPutAndEveryDeleteKeepsThePreviousContent) {
   ProfileRepo profile(db());
   ProfileVersionRepo versions(db());
   ASSERT_TRUE(profile.Put("user", "v1", 10).ok());
@@ -33,12 +33,14 @@ TEST_F(ProfileVersionRepoTest, EveryChangingPutAndEveryDeleteKeepsThePreviousCon
   EXPECT_EQ(versions.All()->size(), 3u);
 }
 
-TEST_F(ProfileVersionRepoTest, RestoringTheSameVersionTwiceAddsItOnce) {
+TEST_P(ProfileVersionRepoTest, RestoringTheSameVersionTwiceAddsItOnce) {
   ProfileVersionRepo versions(db());
   ASSERT_TRUE(versions.Restore({0, "rules", "old", 5}).ok());
   ASSERT_TRUE(versions.Restore({0, "rules", "old", 5}).ok());
   EXPECT_EQ(versions.Of("rules")->size(), 1u);
 }
+
+CILIA_ON_EACH_BACKEND(ProfileVersionRepoTest);
 
 }  // namespace
 }  // namespace cilia::store

@@ -8,9 +8,9 @@
 namespace cilia::store {
 namespace {
 
-using RetentionRepoTest = testing::MigratedDbTest;
+using RetentionRepoTest = testing::BackendTest;
 
-TEST_F(RetentionRepoTest, OnlyDecidedCandidatesAndOldRecallLogRowsGo) {
+TEST_P(RetentionRepoTest, OnlyDecidedCandidatesAndOldRecallLogRowsGo) {
   ASSERT_TRUE(db().Exec("INSERT INTO conversations(id, external_id, created_at, updated_at) VALUES (1, 'c', 0, 0);"
                         "INSERT INTO messages(id, conversation_id, seq, role, content, text, content_hash, created_at, "
                         "stored_at, source) VALUES (1, 1, 0, 'user', '\"x\"', 'x', 'h', 0, 0, 'api');")
@@ -30,6 +30,8 @@ TEST_F(RetentionRepoTest, OnlyDecidedCandidatesAndOldRecallLogRowsGo) {
   EXPECT_EQ(*repo.DeleteDecidedCandidatesBefore(100), 0) << "the pending one waits for the owner";
   EXPECT_EQ(*repo.DeleteRecallLogBefore(100), 1);
 }
+
+CILIA_ON_EACH_BACKEND(RetentionRepoTest);
 
 }  // namespace
 }  // namespace cilia::store

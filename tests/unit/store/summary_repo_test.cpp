@@ -2,18 +2,18 @@
 
 #include <gtest/gtest.h>
 
-#include "testing/temp_dir.h"
+#include "migrated_db.h"
 #include "store/message_repo.h"
 #include "store/migrations.h"
 
 namespace cilia::store {
 namespace {
 
-class SummaryRepoTest : public ::testing::Test {
+class SummaryRepoTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    db_ = std::move(*Database::Open(dir_.Sub("s.db"), {}));
-    ASSERT_TRUE(Migrate(*db_).ok());
+    BackendTest::SetUp();
+    if (Skipped()) return;
     MessageRepo messages(*db_);
     trip_ = messages.CreateConversation("trip", "", 0)->id;
     other_ = messages.CreateConversation("other", "", 0)->id;
@@ -29,14 +29,12 @@ class SummaryRepoTest : public ::testing::Test {
     return latest.ok() ? *latest : std::nullopt;
   }
 
-  testing::TempDir dir_;
-  std::unique_ptr<Database> db_;
   int64_t trip_ = 0, other_ = 0;
 };
 
-TEST_F(SummaryRepoTest, AConversationWithoutSummaryHasNone) { EXPECT_FALSE(Latest(trip_).has_value()); }
+TEST_P(SummaryRepoTest, AConversationWithoutSummaryHasNone) { EXPECT_FALSE(Latest(trip_).has_value()); }
 
-TEST_F(SummaryRepoTest, TheLatestIsTheOneCoveringTheMostAndComesBackWhole) {
+TEST_P(SummaryRepoTest, TheLatestIsTheOneCoveringTheMostAndComesBackWhole) {
   Add(trip_, 40, "first forty");
   int64_t widest = Add(trip_, 120, "她说周末去爬山 🏔️\n第二段", 9000);
   Add(trip_, 80, "written later, covers less");
@@ -51,13 +49,13 @@ TEST_F(SummaryRepoTest, TheLatestIsTheOneCoveringTheMostAndComesBackWhole) {
   EXPECT_EQ(latest->created_at, 9000);
 }
 
-TEST_F(SummaryRepoTest, OfTwoCoveringAsMuchTheNewerWins) {
+TEST_P(SummaryRepoTest, OfTwoCoveringAsMuchTheNewerWins) {
   Add(trip_, 60, "old");
   int64_t newer = Add(trip_, 60, "rewritten");
   EXPECT_EQ(Latest(trip_)->id, newer);
 }
 
-TEST_F(SummaryRepoTest, ForgettingAMessageDropsTheSummariesThatCoverIt) {
+TEST_P(SummaryRepoTest, ForgettingAMessageDropsTheSummariesThatCoverIt) {
   int64_t before = Add(trip_, 10, "covers 0..9");
   Add(trip_, 11, "covers 0..10");
   Add(trip_, 50, "covers 0..49");
@@ -69,7 +67,7 @@ TEST_F(SummaryRepoTest, ForgettingAMessageDropsTheSummariesThatCoverIt) {
   EXPECT_FALSE(Latest(trip_).has_value());
 }
 
-TEST_F(SummaryRepoTest, ForgettingAConversationDropsAllItsSummaries) {
+TEST_P(SummaryRepoTest, ForgettingAConversationDropsAllItsSummaries) {
   Add(trip_, 10, "a");
   Add(trip_, 20, "b");
   Add(other_, 20, "c");
@@ -78,16 +76,18 @@ TEST_F(SummaryRepoTest, ForgettingAConversationDropsAllItsSummaries) {
   EXPECT_TRUE(Latest(other_).has_value());
 }
 
-TEST_F(SummaryRepoTest, DeletingTheConversationRowTakesItsSummariesAlong) {
+TEST_P(SummaryRepoTest, DeletingTheConversationRowTakesItsSummariesAlong) {
   Add(trip_, 10, "a");
   ASSERT_TRUE(MessageRepo(*db_).DeleteConversation(trip_).ok());
   EXPECT_FALSE(Latest(trip_).has_value());
 }
 
-TEST_F(SummaryRepoTest, ASummaryNeedsAnExistingConversation) {
+TEST_P(SummaryRepoTest, ASummaryNeedsAnExistingConversation) {
   auto id = SummaryRepo(*db_).Add({0, 9999, 10, "orphan", "main/cheap", 1});
   EXPECT_EQ(id.status().code(), Code::kConflict);
 }
+
+CILIA_ON_EACH_BACKEND(SummaryRepoTest);
 
 }  // namespace
 }  // namespace cilia::store
