@@ -20,9 +20,7 @@
 #include "core/log.h"
 #include "core/system_zone.h"
 #include "core/time.h"
-#ifdef CILIA_LOCAL_EMBEDDING
-#include "embed/local_embedder.h"
-#endif
+#include "embed/factory.h"
 #include "net/http_client.h"
 #include "memory/excerpts/candidates.h"
 #include "memory/registry.h"
@@ -335,29 +333,15 @@ Check CheckEmbedder(const Config& config, bool online) {
                               provider));
     }
     case EmbedderKind::kLocal: {
-#ifdef CILIA_LOCAL_EMBEDDING
-      embed::LocalEmbedderOptions o;
-      o.model_path = embedding.model;
-      o.threads = embedding.threads;
-      o.batch_size = embedding.batch_size;
-      o.query_prefix = embedding.query_prefix;
-      o.passage_prefix = embedding.passage_prefix;
-      auto loaded = embed::LocalEmbedder::Create(std::move(o));
+      auto loaded = embed::MakeEmbedder(config);
       if (!loaded.ok()) {
         return Fail("embedder", loaded.status().message(),
-                    "set embedding.model to a BERT-family embedding model in GGUF (docs/embedding.md)");
+                    embed::LocalEmbeddingBuiltIn()
+                        ? "set embedding.model to a BERT-family embedding model in GGUF (docs/embedding.md)"
+                        : "build with scripts/setup.sh and the default preset (docs/embedding.md), or use kind "
+                          "\"hash\" or \"openai\"");
       }
-      const embed::LocalEmbedder& e = **loaded;
-      return Ok("embedder", fmt::format("local model {}: {} ({}), {} dimensions, {} pooling, {} tokenizer, "
-                                        "{} layers, loaded in {:.0f} ms",
-                                        e.info().path, e.info().name, e.info().architecture, e.dimension(),
-                                        embed::PoolingName(e.pooling()), embed::TokenizerName(e.info().tokenizer),
-                                        e.info().layers, e.load_ms()));
-#else
-      return Fail("embedder", "kind \"local\", and this binary was built without llama.cpp (CILIA_LOCAL_EMBEDDING=OFF)",
-                  "build with scripts/setup.sh and the default preset (docs/embedding.md), or use kind \"hash\" "
-                  "or \"openai\"");
-#endif
+      return Ok("embedder", (*loaded)->Describe());
     }
     case EmbedderKind::kOpenAI: {
       const ProviderConfig* provider = config.FindProvider(embedding.provider);

@@ -33,6 +33,9 @@ class Embedder {
   // Whether Embed takes too long to run inside a write transaction: a remote
   // one, or a model on the CPU (tens of ms a text), must not hold the writer.
   virtual bool slow() const { return remote(); }
+  // One line for the owner (`cilia doctor`): what model this is. The id, unless
+  // the embedder knows more.
+  virtual std::string Describe() const { return id(); }
 };
 
 }  // namespace cilia::embed

@@ -52,4 +52,12 @@ Result<std::shared_ptr<const Embedder>> MakeEmbedder(const Config& config) {
       "(CILIA_LOCAL_EMBEDDING=OFF; docs/embedding.md); use \"hash\" or \"openai\"");
 }
 
+bool LocalEmbeddingBuiltIn() {
+#ifdef CILIA_LOCAL_EMBEDDING
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace cilia::embed

@@ -10,8 +10,13 @@
 namespace cilia::embed {
 
 // kind "hash": the built-in feature-hashing embedder (embedding.dimensions,
-// default 256); kind "openai": the provider's /v1/embeddings. Kind "local"
-// is not built into this binary and is refused with a message saying so.
+// default 256); kind "openai": the provider's /v1/embeddings; kind "local": a
+// GGUF model file run in process, refused with a message saying so when this
+// binary was built without llama.cpp.
 Result<std::shared_ptr<const Embedder>> MakeEmbedder(const Config& config);
+
+// Whether this binary has llama.cpp in it, so that kind "local" can work
+// (CMake's CILIA_LOCAL_EMBEDDING, on by default).
+bool LocalEmbeddingBuiltIn();
 
 }  // namespace cilia::embed

@@ -100,6 +100,12 @@ Result<std::unique_ptr<LocalEmbedder>> LocalEmbedder::Create(LocalEmbedderOption
   return e;
 }
 
+std::string LocalEmbedder::Describe() const {
+  return fmt::format("local model {}: {} ({}), {} dimensions, {} pooling, {} tokenizer, {} layers, loaded in {:.0f} ms",
+                     info_.path, info_.name, info_.architecture, dimension(), PoolingName(pooling_),
+                     TokenizerName(info_.tokenizer), info_.layers, load_ms_);
+}
+
 LocalEmbedder::~LocalEmbedder() {
   if (ctx_) llama_free(ctx_);
   if (model_) llama_model_free(model_);

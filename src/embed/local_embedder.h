@@ -44,6 +44,9 @@ class LocalEmbedder final : public Embedder {
   // are shorter, and attention costs grow with the square of the length.
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts, Purpose purpose) const override;
   bool slow() const override { return true; }
+  // "local model <path>: <name> (<architecture>), <n> dimensions, <pooling>
+  // pooling, <tokenizer> tokenizer, <n> layers, loaded in <n> ms".
+  std::string Describe() const override;
 
   // The token ids the model sees for text, its special tokens included.
   Result<std::vector<int32_t>> Tokenize(const std::string& text) const;

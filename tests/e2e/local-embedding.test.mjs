@@ -1,6 +1,7 @@
 // `[embedding] kind = "local"`: a tiny random-weight BERT GGUF (written by build/tests/write_tiny_gguf,
 // tests/unit/testing/tiny_gguf.h) run in process. Recall through the vector lane alone, a re-embed
-// after the model file changes (GET /v1/jobs' embedding), and a bad file refused at start.
+// after the model file changes (GET /v1/jobs' embedding), a bad file refused at start, and `cilia
+// doctor`'s line for the model.
 // Skipped for a binary built with -DCILIA_LOCAL_EMBEDDING=OFF (no write_tiny_gguf beside it).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import test from 'node:test';
 
-import { ciliaBin, dataDirForTest, makeTempDir, removeDir, startServer } from './lib/server.mjs';
+import { ciliaBin, dataDirForTest, makeTempDir, removeDir, runCli, startServer } from './lib/server.mjs';
 
 const writer = join(dirname(ciliaBin), 'tests', 'write_tiny_gguf');
 const skip = existsSync(writer) ? false : `no ${writer} (a build without CILIA_LOCAL_EMBEDDING)`;
@@ -74,6 +75,12 @@ test('recall finds each conversation by the local model\'s vectors alone', { ski
   assert.equal(await topConversation(server, '小周'), 'team');
   assert.equal(await topConversation(server, 'coffee 😀'), 'drinks');
   assert.equal(await topConversation(server, 'Hello, world!'), 'greeting');
+
+  // `cilia doctor` loads the same file and describes it.
+  const doctor = await runCli(['doctor', '--json'], { dataDir: server.dataDir, env: localEnv(model) });
+  const check = JSON.parse(doctor.stdout).checks.find((c) => c.name === 'embedder');
+  assert.equal(check.verdict, 'ok', doctor.stdout);
+  assert.match(check.detail, new RegExp(`^local model ${model}: tiny-e2e \\(bert\\), 32 dimensions, \\w+ pooling, .* loaded in \\d+ ms$`));
 });
 
 test('another model file gets another embedder id, and every window is embedded again in the background', { skip }, async (t) => {

@@ -119,6 +119,19 @@ TEST_F(LocalEmbedderTest, LoadsTheModelAndNamesItWithItsDimension) {
   EXPECT_FALSE(e->remote());
 }
 
+TEST_F(LocalEmbedderTest, DescribesItselfForTheOwnerWithWhatTheFileDeclares) {
+  TinyBertSpec spec;
+  spec.name = "bge-tiny";
+  spec.tokenizer = cilia::testing::TinyTokenizer::kUnigram;
+  spec.pooling = 1;
+  const std::string path = Write("m.gguf", spec);
+  auto e = Load(path);
+  ASSERT_TRUE(e);
+  EXPECT_THAT(e->Describe(), ::testing::MatchesRegex("local model " + path +
+                                                     ": bge-tiny \\(bert\\), 32 dimensions, mean pooling, "
+                                                     "Unigram tokenizer, 2 layers, loaded in [0-9]+ ms"));
+}
+
 TEST_F(LocalEmbedderTest, TokenisesWordPieceAsTheVocabularySays) {
   auto e = Load(Write("wp.gguf", {}));
   ASSERT_TRUE(e);
