@@ -38,7 +38,7 @@ export async function makeTempDir(prefix = 'cilia-e2e-') {
 export const storeKind = process.env.CILIA_E2E_STORE === 'postgres' ? 'postgres' : 'sqlite';
 export const onPostgres = storeKind === 'postgres';
 
-const storeDatabases = new Map(); // resolved data dir -> database name
+const storeDatabases = new Map(); // resolved data dir -> {name, created: Promise}
 let nextDatabase = 0;
 
 // Runs SQL as the test cluster's superuser; resolves to psql's output (unaligned, no headers).
@@ -61,20 +61,21 @@ function withDatabase(url, database) {
 // store); on PostgreSQL the data dir's database, created on first use.
 export async function storeEnv(dataDir) {
   if (!onPostgres || !dataDir) return {};
-  const key = resolve(dataDir);
-  let database = storeDatabases.get(key);
-  if (!database) {
-    database = `cilia_e2e_${process.pid}_${nextDatabase++}`;
-    await psqlSuper(`CREATE DATABASE ${database} OWNER cilia`);
-    storeDatabases.set(key, database);
-  }
   if (!process.env.CILIA_TEST_PG_URL) throw new Error('CILIA_E2E_STORE=postgres needs CILIA_TEST_PG_URL');
-  return { CILIA_STORE_KIND: 'postgres', CILIA_STORE_URL: withDatabase(process.env.CILIA_TEST_PG_URL, database) };
+  const key = resolve(dataDir);
+  if (!storeDatabases.has(key)) {
+    // The promise is kept, so that runs started together on one dir share one database.
+    const name = `cilia_e2e_${process.pid}_${nextDatabase++}`;
+    storeDatabases.set(key, { name, created: psqlSuper(`CREATE DATABASE ${name} OWNER cilia`) });
+  }
+  const database = storeDatabases.get(key);
+  await database.created;
+  return { CILIA_STORE_KIND: 'postgres', CILIA_STORE_URL: withDatabase(process.env.CILIA_TEST_PG_URL, database.name) };
 }
 
 // The PostgreSQL database of a data dir (null on SQLite, or before a process used the dir).
 export function storeDatabaseOf(dataDir) {
-  return storeDatabases.get(resolve(dataDir)) ?? null;
+  return storeDatabases.get(resolve(dataDir))?.name ?? null;
 }
 
 export async function removeDir(dir) {
@@ -82,7 +83,8 @@ export async function removeDir(dir) {
   const database = storeDatabases.get(resolve(dir));
   if (database) {
     storeDatabases.delete(resolve(dir));
-    await psqlSuper(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await database.created.catch(() => {});
+    await psqlSuper(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
   }
 }
 

@@ -24,6 +24,13 @@ class PostgresPoolTest : public ::testing::Test {
     return pool.ok() ? *pool : nullptr;
   }
   static int64_t BackendPid(PostgresDatabase& db) { return PQbackendPID(db.raw()); }
+  // The next lease of `pool` is a working connection other than `dead`'s.
+  static void ExpectANewWorkingConnection(PostgresPool& pool, int64_t dead) {
+    auto lease = pool.Acquire("a");
+    ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+    EXPECT_NE(BackendPid(**lease), dead);
+    EXPECT_TRUE((*lease)->Exec("SELECT 1").ok());
+  }
   static std::string NamespaceOf(PostgresDatabase& db) {
     auto ns = (*db.Prepare("SELECT current_setting('cilia.ns')"))->One([](const Statement& r) { return r.Text(0); });
     return ns.ok() && *ns ? **ns : "?";
@@ -94,10 +101,7 @@ TEST_F(PostgresPoolTest, ABrokenConnectionIsClosedAndReplaced) {
     EXPECT_EQ(st.code(), Code::kBusy) << st.ToString();  // unreachable: 503, not an upstream's 502
   }
   EXPECT_EQ(pool->open_connections(), 0) << "the broken connection was closed, not given back";
-  auto lease = pool->Acquire("a");
-  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
-  EXPECT_NE(BackendPid(**lease), dead);
-  EXPECT_TRUE((*lease)->Exec("SELECT 1").ok());
+  ExpectANewWorkingConnection(*pool, dead);
 }
 
 TEST_F(PostgresPoolTest, AnIdleConnectionThatDiedIsReplacedOnTheNextLease) {
@@ -113,10 +117,7 @@ TEST_F(PostgresPoolTest, AnIdleConnectionThatDiedIsReplacedOnTheNextLease) {
   ASSERT_TRUE(killer.ok());
   ASSERT_TRUE((*killer)->Exec("SELECT pg_terminate_backend(" + std::to_string(idle) + ")").ok());
   std::this_thread::sleep_for(100ms);  // the backend exits
-  auto lease = pool->Acquire("a");
-  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
-  EXPECT_NE(BackendPid(**lease), idle);
-  EXPECT_TRUE((*lease)->Exec("SELECT 1").ok());
+  ExpectANewWorkingConnection(*pool, idle);
 }
 
 TEST_F(PostgresPoolTest, ADatabaseThatCannotBeReachedIsBusyNamingTheStore) {
