@@ -1,10 +1,10 @@
 # The two commands the README promises:
 #   make run   set up, build, and run `cilia serve` with its embedded defaults
-#   make test  set up, build, and run every test (unit + end-to-end)
+#   make test  set up, build, and run every test (unit, end-to-end on SQLite and on PostgreSQL)
 PRESET ?= default
 ARGS ?=
 
-.PHONY: all setup build run test unit e2e bench asan fuzz clean
+.PHONY: all setup build run test unit e2e e2e-pg bench asan fuzz clean
 
 all: build
 
@@ -26,7 +26,12 @@ unit: build
 e2e: build
 	node --test --test-concurrency=1 tests/e2e/
 
-test: setup build unit e2e
+# The same end-to-end suite with PostgreSQL as the store: every data dir gets a
+# database of its own in a throwaway cluster (tests/e2e/lib/server.mjs).
+e2e-pg: build
+	bash scripts/pg-test.sh run env CILIA_E2E_STORE=postgres node --test --test-concurrency=1 tests/e2e/
+
+test: setup build unit e2e e2e-pg
 
 asan:
 	$(MAKE) PRESET=asan build

@@ -134,8 +134,11 @@ int RunServe(const CommandLine& command_line) {
     LogWarn("listening on {}, which is not a loopback address: anyone who can reach it can try keys",
             config->server.listen);
   }
-  std::fprintf(stderr, "cilia listening on http://%s:%d (data %s)\n", UrlHost(address->host).c_str(), *port,
-               data_dir.c_str());
+  const std::string store = config->store.kind == StoreKind::kPostgres
+                                ? ", store " + RedactedStoreUrl(config->store.url)  // never its password
+                                : "";
+  std::fprintf(stderr, "cilia listening on http://%s:%d (data %s%s)\n", UrlHost(address->host).c_str(), *port,
+               data_dir.c_str(), store.c_str());
   // For the CLI beside this server (core/serve_file.h); without it the CLI
   // refuses to write, so a failure here is only a warning.
   if (Status written = WriteServeFile(data_dir, {getpid(), LocalUrlFor({address->host, *port})}); !written.ok()) {

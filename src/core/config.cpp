@@ -71,6 +71,13 @@ Status ParseEnum(std::string_view text, EmbedderKind& out) {
   return Status::Ok();
 }
 
+Status ParseEnum(std::string_view text, StoreKind& out) {
+  if (text == "sqlite") out = StoreKind::kSqlite;
+  else if (text == "postgres") out = StoreKind::kPostgres;
+  else return Status::InvalidArgument(fmt::format("\"{}\" is not a store kind (kinds: sqlite, postgres)", text));
+  return Status::Ok();
+}
+
 template <typename T>
 Status AssignValue(T& field, const ConfigValue& value) {
   if constexpr (std::is_enum_v<T>) {
@@ -201,6 +208,10 @@ const std::vector<SectionSpec>& Sections() {
         Key("job_runs_days", &Config::jobs, &JobsConfig::job_runs_days),
         Key("candidates_days", &Config::jobs, &JobsConfig::candidates_days),
         Key("recall_log_days", &Config::jobs, &JobsConfig::recall_log_days)}},
+      {"store",
+       {Key("kind", &Config::store, &StoreConfig::kind), Key("url", &Config::store, &StoreConfig::url),
+        Key("pool_size", &Config::store, &StoreConfig::pool_size),
+        Key("statement_timeout_ms", &Config::store, &StoreConfig::statement_timeout_ms)}},
   };
   return *sections;
 }
@@ -406,6 +417,7 @@ class Loader {
   Status ValidateGateway() const;
   Status ValidateExtraction() const;
   Status ValidateJobs() const;
+  Status ValidateStore() const;
   Status ValidatePrices() const;
 
   std::string FileSource() const { return "config " + config_.file; }
@@ -638,6 +650,7 @@ Status Loader::Validate() const {
   CILIA_RETURN_IF_ERROR(ValidateGateway());
   CILIA_RETURN_IF_ERROR(ValidateExtraction());
   CILIA_RETURN_IF_ERROR(ValidateJobs());
+  CILIA_RETURN_IF_ERROR(ValidateStore());
   CILIA_RETURN_IF_ERROR(ValidatePrices());
   CILIA_RETURN_IF_ERROR(CheckRange("index.hnsw_threshold", config_.index.hnsw_threshold, 0, INT_MAX));
   return ValidateRetrieval();
@@ -829,6 +842,18 @@ Status Loader::ValidateJobs() const {
   return Status::Ok();
 }
 
+Status Loader::ValidateStore() const {
+  const StoreConfig& st = config_.store;
+  if (st.kind == StoreKind::kPostgres && st.url.empty()) {
+    return Bad("store.kind", "kind \"postgres\" needs store.url (postgresql://user@host/db, or CILIA_STORE_URL)");
+  }
+  if (st.kind == StoreKind::kSqlite && !st.url.empty()) {
+    return Bad("store.url", "is for kind \"postgres\"; set store.kind = \"postgres\" to use it");
+  }
+  CILIA_RETURN_IF_ERROR(CheckRange("store.pool_size", st.pool_size, 1, 1000));
+  return CheckRange("store.statement_timeout_ms", st.statement_timeout_ms, 1, INT_MAX);
+}
+
 }  // namespace
 
 Result<int> ParseTimeOfDay(std::string_view text) {
@@ -899,6 +924,44 @@ const char* EmbedderKindName(EmbedderKind kind) {
     case EmbedderKind::kLocal: return "local";
   }
   return "hash";
+}
+
+const char* StoreKindName(StoreKind kind) { return kind == StoreKind::kPostgres ? "postgres" : "sqlite"; }
+
+std::string RedactedStoreUrl(std::string_view url) {
+  std::string out(url);
+  // postgresql://user:password@host: the part between the first ':' after
+  // the scheme and the last '@' of the authority.
+  if (const size_t scheme = out.find("://"); scheme != std::string::npos) {
+    const size_t start = scheme + 3;
+    const size_t end = std::min(out.find_first_of("/?", start), out.size());
+    const size_t at = out.rfind('@', end);
+    if (at != std::string::npos && at >= start) {
+      const size_t colon = out.find(':', start);
+      if (colon < at) out.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  // password=… as a URL query parameter or a connection-string keyword
+  // (its value up to '&', or up to whitespace, or quoted).
+  for (size_t at = out.find("password"); at != std::string::npos; at = out.find("password", at + 1)) {
+    const bool starts_word = at == 0 || out[at - 1] == '?' || out[at - 1] == '&' || std::isspace(static_cast<unsigned char>(out[at - 1]));
+    size_t eq = at + 8;
+    while (eq < out.size() && out[eq] == ' ') ++eq;
+    if (!starts_word || eq >= out.size() || out[eq] != '=') continue;
+    size_t begin = eq + 1;
+    while (begin < out.size() && out[begin] == ' ') ++begin;
+    size_t end = begin;
+    if (end < out.size() && out[end] == '\'') {
+      for (++end; end < out.size() && out[end] != '\''; ++end) {
+        if (out[end] == '\\') ++end;
+      }
+      end = std::min(end + 1, out.size());
+    } else {
+      while (end < out.size() && out[end] != '&' && !std::isspace(static_cast<unsigned char>(out[end]))) ++end;
+    }
+    out.replace(begin, end - begin, "***");
+  }
+  return out;
 }
 
 std::vector<std::string> SplitList(std::string_view text) {

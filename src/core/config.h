@@ -190,6 +190,21 @@ struct JobsConfig {
   int recall_log_days = 180;
 };
 
+// Where the memory lives (docs/scaling.md). SQLite, the default: one file per
+// namespace under server.data_dir. PostgreSQL: one database shared by any
+// number of gateways; the data dir keeps each gateway's local caches and
+// its key store.
+enum class StoreKind { kSqlite, kPostgres };
+
+struct StoreConfig {
+  StoreKind kind = StoreKind::kSqlite;
+  // A libpq connection string or postgresql:// URL; required for postgres.
+  // It may hold a password: print it only through RedactedStoreUrl().
+  std::string url;
+  int pool_size = 8;                   // connections per gateway, shared by all namespaces
+  int statement_timeout_ms = 30'000;  // a longer statement is cancelled (503)
+};
+
 // What an upstream model costs, per million tokens, for the usage figures
 // (docs/configuration.md "[[prices]]"). Only what is configured is priced.
 struct PriceConfig {
@@ -212,6 +227,7 @@ struct Config {
   GatewayConfig gateway;
   ExtractionConfig extraction;
   JobsConfig jobs;
+  StoreConfig store;
   std::vector<PriceConfig> prices;
 
   // CILIA_API_KEY: a client key the server accepts with full scopes for
@@ -248,6 +264,12 @@ std::map<std::string, std::string> ProcessEnvironment();
 
 const char* ProviderKindName(ProviderKind kind);
 const char* EmbedderKindName(EmbedderKind kind);
+const char* StoreKindName(StoreKind kind);
+
+// A store URL fit for messages and logs: the password of a postgresql:// URL
+// (user:password@) or of a connection string (password=…), in either form's
+// query or keywords, replaced by "***".
+std::string RedactedStoreUrl(std::string_view url);
 
 // The items of a comma-separated list, each trimmed of whitespace; empty
 // items are kept ("a,,b" has three), so callers decide what they mean.

@@ -18,7 +18,8 @@ Result<std::shared_ptr<Namespace>> Namespace::Open(const NamespaceOptions& optio
                                                    std::shared_ptr<const embed::Embedder> embedder,
                                                    const TimeZone& tz, const Clock& clock, Executor* executor) {
   std::shared_ptr<Namespace> ns(new Namespace(options, std::move(embedder), tz, clock, executor));
-  CILIA_ASSIGN_OR_RETURN(ns->store_, store::NamespaceStore::Open(options.dir, options.full_sync));
+  CILIA_ASSIGN_OR_RETURN(ns->store_, store::NamespaceStore::Open(
+                                             {options.name, options.dir, options.full_sync, options.postgres}));
   ns->vectors_ = std::make_unique<index::VectorIndex>(ns->embedder_->dimension(), options.hnsw_threshold);
   CILIA_RETURN_IF_ERROR(ns->LoadCaches().With("namespace " + options.name));
   CILIA_RETURN_IF_ERROR(ns->excerpts_.Load(*ns->store_, *ns->embedder_, options.hnsw_threshold)

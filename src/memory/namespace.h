@@ -33,6 +33,7 @@ struct NamespaceOptions {
   std::string name;
   std::string dir;  // DATA/ns/<name>
   bool full_sync = false;
+  std::shared_ptr<store::PostgresPool> postgres;  // set: the rows live there (the registry's pool)
   size_t hnsw_threshold = 50000;
   index::RankingOptions ranking;
   int default_limit = 10;  // recall results when a request gives no limit

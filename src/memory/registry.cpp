@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "embed/factory.h"
 #include "memory/archive/archive.h"
+#include "store/postgres_pool.h"
 
 namespace cilia::memory {
 
@@ -24,6 +25,12 @@ Result<std::unique_ptr<Registry>> Registry::Open(const Config& config, const Clo
   CILIA_ASSIGN_OR_RETURN(TimeZone tz, TimeZone::Load(config.server.time_zone));
   std::unique_ptr<Registry> r(new Registry(config, tz, clock, executor));
   CILIA_ASSIGN_OR_RETURN(r->embedder_, embed::MakeEmbedder(config));
+  if (config.store.kind == StoreKind::kPostgres) {
+    const StoreConfig& sc = config.store;
+    CILIA_ASSIGN_OR_RETURN(r->postgres_, store::PostgresPool::Open(sc.url, RedactedStoreUrl(sc.url),
+                                                                   {.size = sc.pool_size,
+                                                                    .statement_timeout_ms = sc.statement_timeout_ms}));
+  }
   std::error_code ec;
   fs::create_directories(fs::path(config.server.data_dir) / "ns", ec);
   if (ec) return Status::IOError("create " + config.server.data_dir + "/ns: " + ec.message());
@@ -40,6 +47,7 @@ Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) {
   NamespaceOptions o;
   o.name = name;
   o.dir = (fs::path(config_.server.data_dir) / "ns" / name).string();
+  o.postgres = postgres_;
   o.hnsw_threshold = static_cast<size_t>(config_.index.hnsw_threshold);
   const RetrievalConfig& rc = config_.retrieval;
   o.ranking.vector_weight = rc.vector_weight;
@@ -58,6 +66,12 @@ Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) {
 }
 
 std::vector<std::string> Registry::Names() const {
+  if (postgres_) {
+    auto names = postgres_->Names();
+    if (names.ok()) return std::move(*names);
+    LogWarn("listing the namespaces: {}", names.status().ToString());
+    return {};
+  }
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(fs::path(config_.server.data_dir) / "ns", ec)) {

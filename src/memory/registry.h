@@ -1,6 +1,8 @@
-// Every namespace of a data dir (DATA/ns/<name>), opened on first use, with
-// the shared embedder, and the background indexer that windows and embeds
-// what ingest stored without ?sync.
+// Every namespace of the store, opened on first use, with the shared
+// embedder, and the background indexer that windows and embeds what ingest
+// stored without ?sync. The store is the data dir's (DATA/ns/<name>, SQLite)
+// or, with [store] kind = "postgres", one PostgreSQL database that this
+// gateway reaches through its own pool of connections (store/postgres_pool.h).
 #pragma once
 
 #include <condition_variable>
@@ -34,7 +36,9 @@ class Registry {
 
   // The namespace, created when missing.
   Result<std::shared_ptr<Namespace>> Get(const std::string& name);
-  // Names of the namespaces that exist on disk.
+  // Names of the namespaces that exist: folders of the data dir, or the
+  // PostgreSQL database's namespace list (every gateway's). None, with a
+  // warning logged, when that list cannot be read.
   std::vector<std::string> Names() const;
 
   // Asks the background indexer to window a conversation soon.
@@ -59,6 +63,7 @@ class Registry {
   const Clock& clock_;
   Executor* executor_;
   std::shared_ptr<const embed::Embedder> embedder_;
+  std::shared_ptr<store::PostgresPool> postgres_;  // null: SQLite
 
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Namespace>> open_;

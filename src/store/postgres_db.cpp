@@ -102,7 +102,7 @@ Status PostgresStatus(const PGconn* conn, const PGresult* result, std::string_vi
   std::string text = fmt::format("{}: {}{}", context, state.empty() ? "" : state + " ", message);
   const auto cls = std::string_view(state).substr(0, 2);
   if (PQstatus(conn) == CONNECTION_BAD || cls == "08" || state == "57P01" || state == "57P02" || state == "57P03") {
-    return Status::Unavailable("postgresql unreachable: " + text);
+    return Status::Busy("postgresql unreachable: " + text);
   }
   if (cls == "23") return Status::Conflict(std::move(text));
   if (state == "42501") return Status::PermissionDenied(std::move(text));  // row-level security included
@@ -240,9 +240,9 @@ void PostgresStatement::Reset() {
 Result<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Open(const std::string& url, std::string_view ns,
                                                                  Options options) {
   PGconn* conn = PQconnectdb(url.c_str());
-  if (conn == nullptr) return Status::Unavailable("connect to postgresql: out of memory");
+  if (conn == nullptr) return Status::Busy("connect to postgresql: out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
-    Status st = Status::Unavailable("connect to postgresql: " + Trimmed(PQerrorMessage(conn)));
+    Status st = Status::Busy("postgresql unreachable: " + Trimmed(PQerrorMessage(conn)));
     PQfinish(conn);
     return st;
   }
@@ -333,7 +333,6 @@ Status PostgresDatabase::Commit() {
 }
 
 Status PostgresDatabase::UseNamespace(std::string_view ns) {
-  if (!ns_.empty() && ns == ns_) return Status::Ok();
   const std::string value(ns);
   const char* values[] = {value.c_str()};
   PGresult* result =

@@ -25,9 +25,11 @@ namespace cilia::store {
 std::string PostgresSql(std::string_view sql, int* params);
 
 // A libpq error as a Status: the SQLSTATE and message, with `context`.
-// Connection loss is Unavailable (the caller answers 503), a constraint or
-// row-level security violation Conflict or PermissionDenied, a serialisation
-// failure, deadlock or statement timeout Busy.
+// A lost or refused connection is Busy ("postgresql unreachable": the store
+// cannot serve now, 503; not Unavailable, which is an upstream model's 502
+// and retried as one), a constraint or row-level security violation Conflict
+// or PermissionDenied, a serialisation failure, deadlock or statement
+// timeout Busy.
 Status PostgresStatus(const PGconn* conn, const PGresult* result, std::string_view context);
 
 class PostgresDatabase;
@@ -104,7 +106,8 @@ class PostgresDatabase final : public Database {
   Status Commit() override;
 
   // Makes the connection act for namespace `ns` (what its rows default to
-  // and what row-level security shows), when it is not already.
+  // and what row-level security shows). Always one round trip, so that a
+  // pool's lease finds a connection that broke while idle.
   Status UseNamespace(std::string_view ns);
   const std::string& ns() const { return ns_; }
 

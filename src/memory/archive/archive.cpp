@@ -3,16 +3,14 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/codec.h"
-#include "core/env.h"
 #include "ingest/context_parts.h"
 #include "memory/archive/windowing.h"
 #include "store/digest_repo.h"
 #include "store/excerpt_repo.h"
+#include "store/file_store.h"
 #include "store/message_repo.h"
 #include "store/precious_repo.h"
 #include "store/retention_repo.h"
@@ -22,8 +20,6 @@
 
 namespace cilia::memory {
 
-namespace fs = std::filesystem;
-
 namespace {
 
 // The fingerprint that decides "same message again": role and content.
@@ -32,21 +28,20 @@ std::string ContentHash(const std::string& role, const std::string& content_json
 }
 
 // Stores one base64 image and returns its sha256.
-Result<std::string> StoreImage(store::MessageRepo& repo, const std::string& files_dir, std::string_view mime,
+Result<std::string> StoreImage(store::Database& db, const store::FileStore& files, std::string_view mime,
                                std::string_view base64, int64_t now) {
   CILIA_ASSIGN_OR_RETURN(std::string bytes, Base64Decode(base64));
   if (bytes.empty()) return Status::InvalidArgument("no image data: the base64 part is empty");
   std::string sha = Sha256Hex(bytes);
-  std::string path = files_dir + "/" + sha;
-  if (!fs::exists(path)) CILIA_RETURN_IF_ERROR(Env::Current().WriteFileAtomically(path, bytes));
-  CILIA_RETURN_IF_ERROR(repo.PutFile(sha, mime, static_cast<int64_t>(bytes.size()), now));
+  CILIA_RETURN_IF_ERROR(files.Put(db, sha, bytes));
+  CILIA_RETURN_IF_ERROR(store::MessageRepo(db).PutFile(sha, mime, static_cast<int64_t>(bytes.size()), now));
   return sha;
 }
 
 // Replaces inline image data by references to stored files, so the message
 // keeps the image verbatim without carrying megabytes in every row; also
 // inside the content of tool results (`path`: where `content` sits, for errors).
-Result<nlohmann::json> StoreInlineImages(store::MessageRepo& repo, const std::string& files_dir,
+Result<nlohmann::json> StoreInlineImages(store::Database& db, const store::FileStore& files,
                                          const nlohmann::json& content, int64_t now,
                                          const std::string& path = "content") {
   if (!content.is_array()) return content;
@@ -66,19 +61,19 @@ Result<nlohmann::json> StoreInlineImages(store::MessageRepo& repo, const std::st
         return Status::InvalidArgument(part_path + ".image_url.url: only base64 data URLs are stored");
       }
       std::string mime = url.substr(5, semi - 5);
-      auto sha = StoreImage(repo, files_dir, mime, std::string_view(url).substr(comma + 1), now);
+      auto sha = StoreImage(db, files, mime, std::string_view(url).substr(comma + 1), now);
       if (!sha.ok()) return sha.status().With(part_path + ".image_url.url");
       part["image_url"]["url"] = "cilia-file:" + *sha;
       part["image_url"]["mime_type"] = mime;
     } else if (type == "image" && part.contains("source") && part["source"].is_object() &&
                part["source"].value("type", "") == "base64") {
       std::string mime = part["source"].value("media_type", "application/octet-stream");
-      auto sha = StoreImage(repo, files_dir, mime, part["source"].value("data", ""), now);
+      auto sha = StoreImage(db, files, mime, part["source"].value("data", ""), now);
       if (!sha.ok()) return sha.status().With(part_path + ".source.data");
       part["source"] = {{"type", "file"}, {"file", "cilia-file:" + *sha}, {"media_type", mime}};
     } else if (type == ingest::kToolResultPart && part.contains("content")) {
       CILIA_ASSIGN_OR_RETURN(part["content"],
-                             StoreInlineImages(repo, files_dir, part["content"], now, part_path + ".content"));
+                             StoreInlineImages(db, files, part["content"], now, part_path + ".content"));
     }
   }
   return out;
@@ -101,24 +96,6 @@ Status ForgetDerived(store::Database& db, const std::vector<store::MessageRecord
   store::RetentionRepo log(db);
   CILIA_RETURN_IF_ERROR(log.DeleteRecallQueriesFinding("archive", windows_gone).status());
   return log.DeleteRecallQueriesFinding("excerpt", excerpts_gone).status();
-}
-
-// Under the writer lock, so no ingest is between writing an image and
-// committing its row: every file under files/ without a row goes (forgotten
-// images, and the leftovers of a write that failed or was killed).
-Status RemoveUnlistedFiles(store::Database& db, const std::string& files_dir) {
-  CILIA_ASSIGN_OR_RETURN(auto files, store::MessageRepo(db).AllFiles());
-  std::unordered_set<std::string> listed;
-  for (const auto& f : files) listed.insert(f.sha256);
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(files_dir, ec)) {
-    if (listed.count(entry.path().filename().string())) continue;
-    std::error_code rm;
-    fs::remove(entry.path(), rm);
-    if (rm) return Status::IOError("remove " + entry.path().string() + ": " + rm.message());
-  }
-  if (ec) return Status::IOError("list " + files_dir + ": " + ec.message());
-  return Status::Ok();
 }
 
 }  // namespace
@@ -179,7 +156,7 @@ Result<IngestOutcome> Archive::StoreOne(store::Database& db, const ingest::Inges
   std::unordered_map<std::string, std::string> seen_in_request;  // caller id -> hash
   for (size_t i = 0; i < in.messages.size(); ++i) {
     const ingest::IngestMessage& m = in.messages[i];
-    CILIA_ASSIGN_OR_RETURN(nlohmann::json content, StoreInlineImages(repo, ns_.store().files_dir(), m.content, now));
+    CILIA_ASSIGN_OR_RETURN(nlohmann::json content, StoreInlineImages(db, ns_.store().files(), m.content, now));
     std::string content_json = content.dump();
     std::string hash = ContentHash(m.role, content_json);
     if (!m.id.empty()) {
@@ -348,7 +325,7 @@ Status Archive::IndexPending() {
 Status Archive::Purge() {
   CILIA_RETURN_IF_ERROR(ns_.store().Write([&](store::Database& db) -> Status {
     CILIA_RETURN_IF_ERROR(store::WindowRepo(db).OptimizeIndexes());
-    return RemoveUnlistedFiles(db, ns_.store().files_dir());
+    return ns_.store().files().RemoveUnlisted(db);
   }));
   return ns_.store().Checkpoint();
 }

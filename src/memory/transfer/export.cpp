@@ -3,14 +3,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <sstream>
 
 #include "core/codec.h"
-#include "core/env.h"
 #include "memory/archive/archive.h"
 #include "memory/transfer/excerpt_export.h"
 #include "memory/transfer/upkeep_dump.h"
@@ -18,16 +14,9 @@
 
 namespace cilia::memory {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-Result<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("read " + path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 struct Dump {
   std::vector<store::ConversationRecord> conversations;
@@ -156,7 +145,7 @@ Status ExportNamespace(Namespace& ns, std::ostream& out) {
     }
     CILIA_ASSIGN_OR_RETURN(auto files, repo.AllFiles());
     for (const auto& f : files) {
-      CILIA_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(ns.store().files_dir() + "/" + f.sha256));
+      CILIA_ASSIGN_OR_RETURN(std::string bytes, ns.store().files().Get(db, f.sha256));
       out << json{{"type", "file"}, {"sha256", f.sha256}, {"mime", f.mime}, {"created_at", f.created_at},
                   {"data", Base64Encode(bytes)}}
                  .dump()
@@ -184,8 +173,7 @@ Result<ImportSummary> ImportNamespace(Namespace& ns, std::istream& in) {
     // Files first, messages refer to them; under the writer lock, as a forget
     // removes the files that have no row.
     for (const auto& [f, bytes] : dump.files) {
-      const std::string path = ns.store().files_dir() + "/" + f.sha256;
-      if (!fs::exists(path)) CILIA_RETURN_IF_ERROR(Env::Current().WriteFileAtomically(path, bytes));
+      CILIA_RETURN_IF_ERROR(ns.store().files().Put(db, f.sha256, bytes));
       CILIA_RETURN_IF_ERROR(repo.PutFile(f.sha256, f.mime, f.size, f.created_at));
       ++summary.files;
     }

@@ -1,6 +1,12 @@
 // Drives the real `cilia` binary: a server on a loopback port with its own data dir and key,
 // the CLI on a data dir, and a small fetch wrapper. Shared by the e2e tests and the benchmarks.
-import { spawn } from 'node:child_process';
+//
+// With CILIA_E2E_STORE=postgres (`make e2e-pg`, inside scripts/pg-test.sh, which exports
+// CILIA_TEST_PG_URL and CILIA_TEST_PG_SUPERUSER_URL) every data dir gets a fresh PostgreSQL
+// database of its own, created when a server or CLI run first uses the dir and dropped when the
+// dir is removed: servers and CLI runs on one data dir share one database, as gateways of one
+// deployment would, and tests stay apart.
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,8 +35,57 @@ export async function makeTempDir(prefix = 'cilia-e2e-') {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
+export const storeKind = process.env.CILIA_E2E_STORE === 'postgres' ? 'postgres' : 'sqlite';
+export const onPostgres = storeKind === 'postgres';
+
+const storeDatabases = new Map(); // resolved data dir -> {name, created: Promise}
+let nextDatabase = 0;
+
+// Runs SQL as the test cluster's superuser; resolves to psql's output (unaligned, no headers).
+export function psqlSuper(sql, { database } = {}) {
+  let url = process.env.CILIA_TEST_PG_SUPERUSER_URL;
+  if (!url) return Promise.reject(new Error('CILIA_E2E_STORE=postgres needs CILIA_TEST_PG_SUPERUSER_URL (run inside scripts/pg-test.sh)'));
+  if (database) url = withDatabase(url, database);
+  return new Promise((resolveRun, reject) => {
+    execFile('psql', [url, '-v', 'ON_ERROR_STOP=1', '-qAt', '-c', sql], (error, stdout, stderr) =>
+      error ? reject(new Error(`psql: ${sql}: ${stderr || error.message}`)) : resolveRun(stdout));
+  });
+}
+
+// postgresql:///cilia_test?host=… with another database.
+function withDatabase(url, database) {
+  return url.replace(/^(postgresql:\/\/[^/?]*\/)[^?]*/, `$1${database}`);
+}
+
+// The store settings a cilia process on `dataDir` gets: none on SQLite (the data dir is the
+// store); on PostgreSQL the data dir's database, created on first use.
+export async function storeEnv(dataDir) {
+  if (!onPostgres || !dataDir) return {};
+  if (!process.env.CILIA_TEST_PG_URL) throw new Error('CILIA_E2E_STORE=postgres needs CILIA_TEST_PG_URL');
+  const key = resolve(dataDir);
+  if (!storeDatabases.has(key)) {
+    // The promise is kept, so that runs started together on one dir share one database.
+    const name = `cilia_e2e_${process.pid}_${nextDatabase++}`;
+    storeDatabases.set(key, { name, created: psqlSuper(`CREATE DATABASE ${name} OWNER cilia`) });
+  }
+  const database = storeDatabases.get(key);
+  await database.created;
+  return { CILIA_STORE_KIND: 'postgres', CILIA_STORE_URL: withDatabase(process.env.CILIA_TEST_PG_URL, database.name) };
+}
+
+// The PostgreSQL database of a data dir (null on SQLite, or before a process used the dir).
+export function storeDatabaseOf(dataDir) {
+  return storeDatabases.get(resolve(dataDir))?.name ?? null;
+}
+
 export async function removeDir(dir) {
   await rm(dir, { recursive: true, force: true });
+  const database = storeDatabases.get(resolve(dir));
+  if (database) {
+    storeDatabases.delete(resolve(dir));
+    await database.created.catch(() => {});
+    await psqlSuper(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
+  }
 }
 
 export function randomKey() {
@@ -118,9 +173,10 @@ export async function startServer({ dataDir, key = randomKey(), env = {}, args =
   };
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const store = await storeEnv(dir);
   const proc = spawn(ciliaBin, ['serve', '--data', dir, '--listen', `127.0.0.1:${port}`, ...configArgs, ...args], {
     cwd: dir,
-    env: ciliaEnv({ CILIA_API_KEY: key, ...env }),
+    env: ciliaEnv({ CILIA_API_KEY: key, ...store, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -186,12 +242,13 @@ export async function startServer({ dataDir, key = randomKey(), env = {}, args =
 
 // Runs `cilia <args> --data <dataDir>` (no --data when dataDir is null) and captures its output.
 // Returns {code, signal, stdout, stderr, stdoutBytes}; stdoutBytes is the raw Buffer.
-export function runCli(args, { dataDir, env = {}, cwd, input, timeoutMs = 120_000 } = {}) {
+export async function runCli(args, { dataDir, env = {}, cwd, input, timeoutMs = 120_000 } = {}) {
   const fullArgs = dataDir ? [...args, '--data', dataDir] : [...args];
+  const store = await storeEnv(dataDir);
   return new Promise((resolveRun, reject) => {
     const proc = spawn(ciliaBin, fullArgs, {
       cwd: cwd ?? dataDir ?? repoRoot,
-      env: ciliaEnv(env),
+      env: ciliaEnv({ ...store, ...env }),
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const out = [];

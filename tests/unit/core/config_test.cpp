@@ -11,6 +11,7 @@ namespace cilia {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 class ConfigTest : public ::testing::Test {
@@ -619,6 +620,56 @@ TEST(ParseTimeOfDayTest, ReadsHoursAndMinutes) {
   for (const char* bad : {"", "4:10", "04:60", "0410", "04:1x", "04:10:00"}) {
     EXPECT_FALSE(ParseTimeOfDay(bad).ok()) << bad;
   }
+}
+
+TEST_F(ConfigTest, TheStoreIsSqliteUnlessItSaysPostgres) {
+  auto config = LoadConfig(sources_);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->store.kind, StoreKind::kSqlite);
+  EXPECT_EQ(config->store.pool_size, 8);
+  EXPECT_EQ(config->store.statement_timeout_ms, 30000);
+
+  config = LoadToml("[store]\nkind = \"postgres\"\nurl = \"postgresql://cilia@db/memory\"\npool_size = 3\n"
+                    "statement_timeout_ms = 500\n");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->store.kind, StoreKind::kPostgres);
+  EXPECT_EQ(config->store.url, "postgresql://cilia@db/memory");
+  EXPECT_EQ(config->store.pool_size, 3);
+  EXPECT_EQ(config->store.statement_timeout_ms, 500);
+
+  sources_.file.reset();
+  sources_.env = {{"CILIA_STORE_KIND", "postgres"}, {"CILIA_STORE_URL", "postgresql:///m?host=/run/pg"},
+                  {"CILIA_STORE_POOL_SIZE", "16"}, {"CILIA_STORE_STATEMENT_TIMEOUT_MS", "1000"}};
+  config = LoadConfig(sources_);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->store.kind, StoreKind::kPostgres);
+  EXPECT_EQ(config->store.url, "postgresql:///m?host=/run/pg");
+  EXPECT_EQ(config->store.pool_size, 16);
+  EXPECT_EQ(config->store.statement_timeout_ms, 1000);
+}
+
+TEST_F(ConfigTest, StoreMistakesNameTheKey) {
+  EXPECT_THAT(ErrorOf(LoadToml("[store]\nkind = \"postgres\"\n")),
+              AllOf(HasSubstr("store.kind"), HasSubstr("store.url"), HasSubstr("CILIA_STORE_URL")));
+  EXPECT_THAT(ErrorOf(LoadToml("[store]\nkind = \"mysql\"\n")),
+              AllOf(HasSubstr("store.kind"), HasSubstr("sqlite, postgres")));
+  EXPECT_THAT(ErrorOf(LoadToml("[store]\nurl = \"postgresql://db/m\"\n")), HasSubstr("store.url"));
+  EXPECT_THAT(ErrorOf(LoadToml("[store]\nkind = \"postgres\"\nurl = \"postgresql://db/m\"\npool_size = 0\n")),
+              HasSubstr("store.pool_size"));
+  sources_.file.reset();
+  sources_.env = {{"CILIA_STORE_KIND", "oracle"}};
+  EXPECT_THAT(ErrorOf(LoadConfig(sources_)), AllOf(HasSubstr("CILIA_STORE_KIND"), HasSubstr("oracle")));
+}
+
+TEST(RedactedStoreUrl, HidesThePasswordInEitherForm) {
+  EXPECT_EQ(RedactedStoreUrl("postgresql://cilia:s3cret@db.example:5432/memory?sslmode=require"),
+            "postgresql://cilia:***@db.example:5432/memory?sslmode=require");
+  EXPECT_EQ(RedactedStoreUrl("postgres://cilia:p%40ss@db/m"), "postgres://cilia:***@db/m");
+  EXPECT_EQ(RedactedStoreUrl("postgresql://cilia@db/m?password=s3cret&sslmode=require"),
+            "postgresql://cilia@db/m?password=***&sslmode=require");
+  EXPECT_EQ(RedactedStoreUrl("host=db user=cilia password=s3cret dbname=m"), "host=db user=cilia password=*** dbname=m");
+  EXPECT_EQ(RedactedStoreUrl("host=db password = 'a b\\' c' dbname=m"), "host=db password = *** dbname=m");
+  EXPECT_EQ(RedactedStoreUrl("postgresql:///m?host=/run/pg&user=cilia"), "postgresql:///m?host=/run/pg&user=cilia");
 }
 
 }  // namespace

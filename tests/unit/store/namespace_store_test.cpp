@@ -21,7 +21,7 @@ int64_t Pragma(NamespaceStore& store, const char* sql) {
 
 TEST(NamespaceStore, ANewDatabaseGivesTheSpaceADeleteFreedBackAtTheCheckpoint) {
   testing::TempDir dir;
-  auto store = std::move(NamespaceStore::Open(dir.Sub("ns")).value());
+  auto store = std::move(NamespaceStore::Open({.name = "default", .dir = dir.Sub("ns")}).value());
   EXPECT_EQ(Pragma(*store, "PRAGMA auto_vacuum"), 2);  // incremental
   const std::string text(2000, 'x');
   const Status filled = store->Write([&](Database& db) -> Status {

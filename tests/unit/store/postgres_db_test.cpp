@@ -117,12 +117,15 @@ TEST_F(PostgresDbTest, AStatementOverTheTimeoutIsBusy) {
   EXPECT_NE(st.message().find("57014"), std::string::npos) << st.message();
 }
 
-TEST_F(PostgresDbTest, ALostConnectionIsUnavailable) {
+// Busy (503), not Unavailable: that is an upstream model's 502.
+TEST_F(PostgresDbTest, ALostConnectionIsBusyAndSaysUnreachable) {
   (void)db_->Exec("SELECT pg_terminate_backend(pg_backend_pid())");
   Status st = db_->Exec("SELECT 1");
-  EXPECT_EQ(st.code(), Code::kUnavailable) << st.ToString();
+  EXPECT_EQ(st.code(), Code::kBusy) << st.ToString();
+  EXPECT_NE(st.message().find("unreachable"), std::string::npos) << st.message();
   auto down = PostgresDatabase::Open("postgresql:///nowhere?host=/nonexistent-dir", "a");
-  EXPECT_EQ(down.status().code(), Code::kUnavailable) << down.status().ToString();
+  EXPECT_EQ(down.status().code(), Code::kBusy) << down.status().ToString();
+  EXPECT_NE(down.status().message().find("unreachable"), std::string::npos) << down.status().message();
 }
 
 TEST_F(PostgresDbTest, UseNamespaceSetsWhatRowsDefaultTo) {

@@ -1,0 +1,65 @@
+// The store setting end to end: a store that cannot be reached at start stops `cilia serve` with
+// one line naming it (its password hidden); on PostgreSQL (make e2e-pg) two gateways share one
+// database, and a database lost under a running server makes requests 503s in the client's
+// error shape until it is back.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+
+import { assertOpenAIError, listItems } from './lib/replies.mjs';
+import { binaryExists, ciliaBin, dataDirForTest, onPostgres, psqlSuper, runCli, serverForTest, storeDatabaseOf, storeEnv } from './lib/server.mjs';
+
+const skip = binaryExists() ? false : `no cilia binary at ${ciliaBin}`;
+const pgOnly = skip || (onPostgres ? false : 'about the PostgreSQL store: runs under make e2e-pg');
+
+const ingestBody = (conversation, id, content) => ({
+  conversation_id: conversation,
+  messages: [{ id, role: 'user', content, created_at: '2024-03-01T10:00:00Z' }],
+});
+
+test('a store that cannot be reached stops cilia serve with one line naming it, without the password', { skip }, async (t) => {
+  const dataDir = await dataDirForTest(t);
+  const run = await runCli(['serve', '--listen', '127.0.0.1:0'], {
+    dataDir,
+    env: { CILIA_STORE_KIND: 'postgres', CILIA_STORE_URL: 'postgresql://cilia:s3cret@/nowhere?host=/nonexistent-dir' },
+    timeoutMs: 30_000,
+  });
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stderr, /store postgresql:\/\/cilia:\*\*\*@\/nowhere.*unreachable/);
+  assert.doesNotMatch(run.stderr + run.stdout, /s3cret/);
+});
+
+test('two gateways on one database see each other\'s namespaces and messages', { skip: pgOnly }, async (t) => {
+  const one = await serverForTest(t);
+  const shared = await storeEnv(one.dataDir);
+  const stored = await one.api('/v1/ingest/messages?sync=true', { body: ingestBody('shared', 's1', 'The lighthouse keeper painted the door blue.') });
+  assert.equal(stored.status, 200, stored.text);
+
+  const two = await serverForTest(t, { env: shared });
+  const conversations = listItems((await two.api('/v1/conversations')).json);
+  assert.deepEqual(conversations.map((c) => c.id), ['shared']);
+  // The second gateway opens the namespace after the write, so its indexes hold it.
+  const found = await two.api('/v1/search', { body: { query: 'lighthouse keeper' } });
+  assert.equal(found.status, 200, found.text);
+  assert.ok(found.json.results.some((r) => r.message_ids.includes('s1')), found.text);
+});
+
+test('a database lost under a running server is a 503 in the client\'s shape, and the server recovers', { skip: pgOnly }, async (t) => {
+  const server = await serverForTest(t);
+  assert.equal((await server.api('/v1/ingest/messages?sync=true', { body: ingestBody('c', 'm1', 'First words.') })).status, 200);
+  const database = storeDatabaseOf(server.dataDir);
+  const reopen = () => psqlSuper(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+  t.after(reopen);
+  await psqlSuper(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+  await psqlSuper(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`);
+
+  const refused = await server.api('/v1/ingest/messages?sync=true', { body: ingestBody('c', 'm2', 'Lost words.') });
+  const error = assertOpenAIError(refused, 503);
+  assert.match(error.message, /unreachable/);
+  assertOpenAIError(await server.api('/v1/conversations'), 503);
+
+  await reopen();
+  const again = await server.api('/v1/ingest/messages?sync=true', { body: ingestBody('c', 'm2', 'Found words.') });
+  assert.equal(again.status, 200, again.text);
+  const rows = await psqlSuper("SELECT count(*) FROM messages WHERE caller_id = 'm2'", { database });
+  assert.equal(rows.trim(), '1', 'the refused ingest stored nothing half-way');
+});
