@@ -96,9 +96,11 @@ Result<std::optional<JobRun>> JobRunRepo::Latest(std::string_view job) {
 }
 
 Result<int64_t> JobRunRepo::MarkInterrupted(UnixMs now) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("UPDATE job_runs SET ended_at = ?, outcome = 'failed', "
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("UPDATE job_runs SET ended_at = ?1, outcome = 'failed', "
                                                     "error = 'interrupted: the process ended during the run' "
-                                                    "WHERE outcome = 'running'"));
+                                                    "WHERE outcome = 'running' AND NOT EXISTS (SELECT 1 FROM "
+                                                    "job_claims c WHERE c.job = job_runs.job AND c.run_id = "
+                                                    "job_runs.id AND c.expires_at >= ?1)"));
   s->Bind(1, now);
   CILIA_RETURN_IF_ERROR(s->Run());
   return int64_t{db_.Changes()};

@@ -51,7 +51,9 @@ class JobRunRepo {
   // The newest run of `job`, or nullopt.
   Result<std::optional<JobRun>> Latest(std::string_view job);
   // Runs left "running" by a process that ended under them become failed
-  // ("interrupted"); returns how many.
+  // ("interrupted"): those that no claim live at `now` names (store/
+  // job_claim_repo.h), so that another gateway's run in progress stays
+  // running while its holder extends the claim. Returns how many.
   Result<int64_t> MarkInterrupted(UnixMs now);
   // Retention: drops finished runs started before `before`; returns how many.
   Result<int64_t> DeleteBefore(UnixMs before);

@@ -1,9 +1,13 @@
 #include "memory/upkeep/jobs.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
+#include <random>
 #include <utility>
 
 #include "core/log.h"
@@ -12,6 +16,7 @@
 #include "memory/upkeep/digests.h"
 #include "memory/excerpts/extraction.h"
 #include "memory/upkeep/retention.h"
+#include "store/job_claim_repo.h"
 
 namespace cilia::memory {
 
@@ -125,6 +130,144 @@ RunningJobs& Running() {
   return *running;
 }
 
+// This process among the gateways sharing a store, as the holder of its
+// claims: the host and pid say which it is, the random part tells it from an
+// earlier process that had the same pid.
+const std::string& ClaimHolder() {
+  static const std::string* const holder = [] {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    return new std::string(fmt::format("{}:{}:{:08x}", host, getpid(), std::random_device{}()));
+  }();
+  return *holder;
+}
+
+// Extends a run's claim every third of its life, on an executor's worker,
+// until destroyed; so a long run keeps its claim, and a process that dies
+// stops extending it.
+class ClaimKeeper {
+ public:
+  ClaimKeeper(Namespace& ns, const std::string& job, int64_t run_id, const Clock& clock, int64_t ttl_ms)
+      : ns_(ns), job_(job), run_id_(run_id), clock_(clock), ttl_ms_(ttl_ms) {
+    Executor* executor = ns.executor();
+    if (!executor) {  // a run outside `cilia serve` (the CLI's): a worker of its own
+      own_ = std::make_unique<Executor>(1, 0);
+      executor = own_.get();
+    }
+    auto started = executor->TryBeside(std::function<void()>([this] { Loop(); }));
+    if (started) loop_.emplace(std::move(*started));
+    else LogWarn("job {}: no worker free to extend its claim; a long run may lose it", job_);
+  }
+  ~ClaimKeeper() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    loop_.reset();  // waits for the loop
+  }
+  ClaimKeeper(const ClaimKeeper&) = delete;
+  ClaimKeeper& operator=(const ClaimKeeper&) = delete;
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(std::max<int64_t>(1, ttl_ms_ / 3)),
+                           [this] { return stopping_; })) {
+      lock.unlock();
+      auto kept = ns_.store().Write([&](store::Database& db) {
+        return store::JobClaimRepo(db).Extend(job_, ClaimHolder(), run_id_, clock_.Now() + ttl_ms_);
+      });
+      lock.lock();
+      if (!kept.ok()) {
+        LogWarn("job {} in namespace {}: extending its claim: {}", job_, ns_.name(), kept.status().ToString());
+      } else if (!*kept) {
+        LogWarn("job {} in namespace {}: its claim expired and another gateway took it; run {} goes on and may "
+                "overlap that gateway's",
+                job_, ns_.name(), run_id_);
+        return;
+      }
+    }
+  }
+
+  Namespace& ns_;
+  const std::string& job_;
+  const int64_t run_id_;
+  const Clock& clock_;
+  const int64_t ttl_ms_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::unique_ptr<Executor> own_;  // declared before loop_, which must end first
+  std::optional<Executor::Joined<std::function<void()>>> loop_;
+};
+
+// RunJob's body: nullopt when the job runs already (here or under another's
+// live claim), or, with `only_if_due`, is no longer due once claimed.
+Result<std::optional<store::JobRun>> RunClaimed(const JobSpec& job, Namespace& ns, const Config& config,
+                                                const Clock& clock, std::string_view started_by,
+                                                const JobRunOptions& options, bool only_if_due) {
+  if (options.backfill && !job.takes_backfill) {
+    return Status::InvalidArgument(fmt::format("backfill: only the extract job takes it, not {}", job.name));
+  }
+  const std::string& dir = ns.options().dir;
+  std::shared_ptr<RunInProgress> running = Running().TryBegin(dir, job.name);
+  if (!running) return std::optional<store::JobRun>();
+  struct EndOnExit {
+    const std::string& dir;
+    const std::string& job;
+    ~EndOnExit() { Running().End(dir, job); }
+  } end_on_exit{dir, job.name};
+  const UnixMs started_at = clock.Now();
+  const store::JobClaimRequest request{job.name, ns.name(), started_by, ClaimHolder(), started_at,
+                                       options.claim_ttl_ms};
+  const auto wanted = [&](const std::optional<store::JobRun>& latest) {
+    return !only_if_due || IsDue(job.schedule, started_at, ns.tz(), latest);
+  };
+  CILIA_ASSIGN_OR_RETURN(const std::optional<int64_t> claimed, ns.store().Write([&](store::Database& db) {
+    return store::JobClaimRepo(db).Claim(request, wanted);
+  }));
+  if (!claimed) return std::optional<store::JobRun>();
+  const int64_t id = *claimed;
+  // After the run is finished (or could not be), so that the next claimant
+  // sees how it ended; a run left "running" here is marked interrupted by
+  // the next check, as no claim names it then.
+  struct ReleaseOnExit {
+    Namespace& ns;
+    const std::string& job;
+    int64_t id;
+    ~ReleaseOnExit() {
+      Status released = ns.store().Write([&](store::Database& db) {
+        return store::JobClaimRepo(db).Release(job, ClaimHolder(), id);
+      });
+      if (!released.ok()) LogWarn("job {}: letting go of its claim: {}", job, released.ToString());
+    }
+  } release_on_exit{ns, job.name, id};
+  Running().Recorded(running, id, started_at);
+  const ClaimKeeper keeper(ns, job.name, id, clock, options.claim_ttl_ms);
+  JobContext context{id, options, running->progress, [&ns, &job, id](int64_t items, const nlohmann::json& detail) {
+                       Status written = ns.store().Write([&](store::Database& db) {
+                         return store::JobRunRepo(db).Checkpoint(id, items, detail);
+                       });
+                       if (!written.ok()) LogWarn("job {}: recording its progress: {}", job.name, written.ToString());
+                     }};
+  Result<JobResult> result = job.run(ns, config, clock, context);
+  JobResult r = result.ok() ? std::move(*result)
+                            : JobResult{store::JobOutcome::kFailed, result.status().ToString(), 0, {}};
+  if (r.outcome == store::JobOutcome::kFailed) {
+    LogWarn("job {} in namespace {} failed: {}", job.name, ns.name(), r.error);
+  }
+  ReportJobRun(job.name, store::Name(r.outcome));
+  CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) {
+    return store::JobRunRepo(db).Finish(id, r.outcome, r.error, r.items, r.detail, clock.Now());
+  }));
+  return ns.store().Read([&](store::Database& db) -> Result<std::optional<store::JobRun>> {
+    CILIA_ASSIGN_OR_RETURN(auto runs, store::JobRunRepo(db).List(job.name, id + 1, 1));
+    if (runs.empty() || runs.front().id != id) return Status::Internal(fmt::format("job run {} vanished", id));
+    return std::optional<store::JobRun>(std::move(runs.front()));
+  });
+}
+
 Schedule Every(int64_t ms, bool enabled) {
   return enabled ? Schedule{Schedule::Kind::kEvery, ms, 0} : Schedule{};
 }
@@ -165,45 +308,15 @@ Result<JobSpec> FindJob(const Config& config, std::string_view name) {
 
 Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& config, const Clock& clock,
                              std::string_view started_by, const JobRunOptions& options) {
-  if (options.backfill && !job.takes_backfill) {
-    return Status::InvalidArgument(fmt::format("backfill: only the extract job takes it, not {}", job.name));
-  }
-  const std::string& dir = ns.options().dir;
-  std::shared_ptr<RunInProgress> running = Running().TryBegin(dir, job.name);
-  if (!running) {
-    return Status::Busy(fmt::format("job {} is running in namespace {} already", job.name, ns.name()));
-  }
-  struct EndOnExit {
-    const std::string& dir;
-    const std::string& job;
-    ~EndOnExit() { Running().End(dir, job); }
-  } end_on_exit{dir, job.name};
-  const UnixMs started_at = clock.Now();
-  CILIA_ASSIGN_OR_RETURN(int64_t id, ns.store().Write([&](store::Database& db) {
-    return store::JobRunRepo(db).Start(job.name, ns.name(), started_by, started_at);
-  }));
-  Running().Recorded(running, id, started_at);
-  JobContext context{id, options, running->progress, [&ns, &job, id](int64_t items, const nlohmann::json& detail) {
-                       Status written = ns.store().Write([&](store::Database& db) {
-                         return store::JobRunRepo(db).Checkpoint(id, items, detail);
-                       });
-                       if (!written.ok()) LogWarn("job {}: recording its progress: {}", job.name, written.ToString());
-                     }};
-  Result<JobResult> result = job.run(ns, config, clock, context);
-  JobResult r = result.ok() ? std::move(*result)
-                            : JobResult{store::JobOutcome::kFailed, result.status().ToString(), 0, {}};
-  if (r.outcome == store::JobOutcome::kFailed) {
-    LogWarn("job {} in namespace {} failed: {}", job.name, ns.name(), r.error);
-  }
-  ReportJobRun(job.name, store::Name(r.outcome));
-  CILIA_RETURN_IF_ERROR(ns.store().Write([&](store::Database& db) {
-    return store::JobRunRepo(db).Finish(id, r.outcome, r.error, r.items, r.detail, clock.Now());
-  }));
-  return ns.store().Read([&](store::Database& db) -> Result<store::JobRun> {
-    CILIA_ASSIGN_OR_RETURN(auto runs, store::JobRunRepo(db).List(job.name, id + 1, 1));
-    if (runs.empty() || runs.front().id != id) return Status::Internal(fmt::format("job run {} vanished", id));
-    return std::move(runs.front());
-  });
+  CILIA_ASSIGN_OR_RETURN(std::optional<store::JobRun> run,
+                         RunClaimed(job, ns, config, clock, started_by, options, /*only_if_due=*/false));
+  if (!run) return Status::Busy(fmt::format("job {} is running in namespace {} already", job.name, ns.name()));
+  return std::move(*run);
+}
+
+Result<std::optional<store::JobRun>> RunJobIfDue(const JobSpec& job, Namespace& ns, const Config& config,
+                                                 const Clock& clock, const JobRunOptions& options) {
+  return RunClaimed(job, ns, config, clock, "schedule", options, /*only_if_due=*/true);
 }
 
 std::vector<RunningJob> RunningJobsIn(const Namespace& ns) { return Running().In(ns.options().dir); }
@@ -236,14 +349,6 @@ Status Scheduler::Start(Executor& executor) {
   if (!registry_.config().jobs.enabled) {
     LogInfo("background jobs are off (jobs.enabled = false)");
     return Status::Ok();
-  }
-  for (const std::string& name : registry_.Names()) {
-    auto ns = registry_.Get(name);
-    if (!ns.ok()) continue;
-    auto marked = (*ns)->store().Write([&](store::Database& db) {
-      return store::JobRunRepo(db).MarkInterrupted(clock_.Now());
-    });
-    if (!marked.ok()) LogWarn("job runs of namespace {}: {}", name, marked.status().ToString());
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (loop_) return Status::Ok();
@@ -282,6 +387,10 @@ std::vector<store::JobRun> Scheduler::RunDue() {
       LogWarn("jobs: namespace {}: {}", name, ns.status().ToString());
       continue;
     }
+    auto marked = (*ns)->store().Write([&](store::Database& db) {
+      return store::JobRunRepo(db).MarkInterrupted(clock_.Now());
+    });
+    if (!marked.ok()) LogWarn("jobs: namespace {}: {}", name, marked.status().ToString());
     for (const JobSpec& job : jobs_) {
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -293,9 +402,10 @@ std::vector<store::JobRun> Scheduler::RunDue() {
         continue;
       }
       if (!IsDue(job.schedule, clock_.Now(), (*ns)->tz(), *last)) continue;
-      auto run = RunJob(job, **ns, registry_.config(), clock_, "schedule");
-      if (run.ok()) runs.push_back(std::move(*run));
-      else LogWarn("jobs: recording {} in {}: {}", job.name, name, run.status().ToString());
+      // Due as this check saw it; RunJobIfDue asks again under the claim.
+      auto run = RunJobIfDue(job, **ns, registry_.config(), clock_);
+      if (!run.ok()) LogWarn("jobs: {} in {}: {}", job.name, name, run.status().ToString());
+      else if (*run) runs.push_back(std::move(**run));
     }
   }
   return runs;

@@ -8,6 +8,11 @@
 // zone, caught up at the next check when the process was down at that time),
 // "retention" (every jobs.retention_interval_hours), and "reindex" (by hand
 // only: rebuilds derived data from the archive).
+//
+// Several gateways may share one store (docs/scaling.md): a run starts only
+// under its job's claim (store/job_claim_repo.h), which this process extends
+// while the run lives, so that the gateways share the work and none runs a
+// batch another has taken or just finished.
 #pragma once
 
 #include <condition_variable>
@@ -40,11 +45,21 @@ struct JobResult {
   nlohmann::json detail = nlohmann::json::object();
 };
 
+// How long a run's claim lasts unless extended; the process extends it every
+// third of that while the run lives. What it bounds: how long the job of a
+// gateway killed in its run waits before another takes it (and marks the
+// run interrupted). It must outlast one write of the store and the clock
+// skew between gateways, which a few minutes does; no setting, since
+// nothing else depends on it.
+inline constexpr int64_t kJobClaimTtlMs = 5 * kMsPerMinute;
+
 // How a run was asked for.
 struct JobRunOptions {
   // extract only: take imported history too (docs/upkeep.md "Imported
   // history"); InvalidArgument for the other jobs.
   bool backfill = false;
+  // The life of the run's claim (tests shorten it).
+  int64_t claim_ttl_ms = kJobClaimTtlMs;
 };
 
 // What a job's function is given besides the namespace, config and clock.
@@ -87,11 +102,19 @@ Result<JobSpec> FindJob(const Config& config, std::string_view name);
 
 // Runs the job on the namespace now and records the run; returns the record.
 // `started_by` is "schedule" or "manual". Busy when the same job is running
-// in that namespace already (one run at a time). A failure of the job itself is a
-// recorded run with outcome failed, not an error; an error is returned only
-// when the run could not be recorded (or `options` do not fit the job).
+// in that namespace already, in this process or under another's live claim
+// (one run at a time). A failure of the job itself is a recorded run with
+// outcome failed, not an error; an error is returned only when the run could
+// not be claimed or recorded (or `options` do not fit the job).
 Result<store::JobRun> RunJob(const JobSpec& job, Namespace& ns, const Config& config, const Clock& clock,
                              std::string_view started_by, const JobRunOptions& options = {});
+// What the scheduler runs: RunJob started by "schedule", but only when the
+// job is still due once claimed (IsDue on its newest run, read under the
+// claim), so that a gateway whose check saw the job due does not run again
+// what another has just finished. nullopt, quietly, when it is not due or
+// runs already.
+Result<std::optional<store::JobRun>> RunJobIfDue(const JobSpec& job, Namespace& ns, const Config& config,
+                                                 const Clock& clock, const JobRunOptions& options = {});
 
 // A run in progress, as GET /v1/jobs shows it.
 struct RunningJob {
@@ -122,15 +145,17 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Marks runs a previous process left "running" as failed, then starts the
-  // loop on one of `executor`'s workers, which it holds until Stop(). Does
-  // nothing when jobs.enabled is false.
+  // Starts the loop on one of `executor`'s workers, which it holds until
+  // Stop(). Does nothing when jobs.enabled is false.
   Status Start(Executor& executor);
   // Stops after the job in progress (if any) ends; waits for it.
   void Stop();
 
-  // One check: runs every job that is due, in every namespace on disk.
-  // The thread calls this; tests call it with a fake clock. Returns the runs.
+  // One check, in every namespace on disk: marks the runs no live claim
+  // names (a process ended in them: this one's predecessor or another
+  // gateway) interrupted, then runs every job that is due and that no other
+  // gateway holds. The thread calls this; tests call it with a fake clock.
+  // Returns the runs.
   std::vector<store::JobRun> RunDue();
 
  private:

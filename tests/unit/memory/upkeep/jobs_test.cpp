@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "memory/excerpts/extraction.h"
+#include "store/job_claim_repo.h"
 
 #include "testing/scripted_model.h"
 #include "testing/temp_dir.h"
@@ -99,6 +100,8 @@ class SchedulerTest : public ::testing::Test {
       while (hold_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     if (testing::ScriptedModel::Instructions(r).find("day's log") != std::string::npos) {
+      in_log_ = true;
+      while (hold_logs_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       if (testing::ScriptedModel::Input(r).find("broken") != std::string::npos) return "no log today";
       return R"({"entries": [{"text": "hello happened", "messages": [1]}]})";
     }
@@ -116,7 +119,46 @@ class SchedulerTest : public ::testing::Test {
     testing::Store(ns(), conversation, said);
   }
 
+  // The jobs of `runs`, in the order they ran.
+  static std::vector<std::string> Jobs(const std::vector<store::JobRun>& runs) {
+    std::vector<std::string> names;
+    for (const auto& run : runs) names.push_back(run.job);
+    return names;
+  }
+  int64_t RunsOf(const std::string& job) {
+    auto runs = ns().store().Read([&](store::Database& db) { return store::JobRunRepo(db).List(job, std::nullopt, 100); });
+    return runs.ok() ? static_cast<int64_t>(runs->size()) : -1;
+  }
+  store::JobRun RunById(int64_t id) {
+    auto runs = ns().store().Read([&](store::Database& db) { return store::JobRunRepo(db).List(std::nullopt, id + 1, 1); });
+    return runs.ok() && !runs->empty() ? runs->front() : store::JobRun{};
+  }
+  // What another gateway does when it takes a job's claim: returns its run.
+  std::optional<int64_t> ClaimElsewhere(const std::string& job, int64_t ttl_ms = kJobClaimTtlMs) {
+    auto claimed = ns().store().Write([&](store::Database& db) {
+      return store::JobClaimRepo(db).Claim({job, "default", "schedule", "elsewhere:1:0", clock_.Now(), ttl_ms},
+                                           [](const std::optional<store::JobRun>&) { return true; });
+    });
+    EXPECT_TRUE(claimed.ok()) << claimed.status().ToString();
+    return claimed.ok() ? *claimed : std::nullopt;
+  }
+  // The claim's holder and expiry, read from the table.
+  std::pair<std::optional<std::string>, std::optional<int64_t>> Claim(const std::string& job) {
+    auto row = ns().store().Read([&](store::Database& db) -> Result<std::pair<std::optional<std::string>, std::optional<int64_t>>> {
+      CILIA_ASSIGN_OR_RETURN(store::Statement * s, db.Prepare("SELECT holder, expires_at FROM job_claims WHERE job = ?"));
+      s->Bind(1, job);
+      CILIA_ASSIGN_OR_RETURN(auto one, s->One([](const store::Statement& r) {
+        return std::make_pair(r.OptionalText(0), r.OptionalInt(1));
+      }));
+      return one.value_or(std::make_pair(std::optional<std::string>(), std::optional<int64_t>()));
+    });
+    EXPECT_TRUE(row.ok()) << row.status().ToString();
+    return row.ok() ? *row : std::make_pair(std::optional<std::string>(), std::optional<int64_t>());
+  }
+
   bool fail_ = false;
+  std::atomic<bool> hold_logs_{false};  // a day's log call waits while set
+  std::atomic<bool> in_log_{false};     // a day's log call has come
   std::atomic<int> calls_{0};
   int hold_at_ = 0;  // the call (1-based) that waits while hold_
   std::atomic<bool> hold_{false};
@@ -273,7 +315,7 @@ TEST_F(SchedulerTest, OnlyTheExtractJobTakesBackfill) {
   EXPECT_EQ(run->detail["backfill"], true);
 }
 
-TEST_F(SchedulerTest, StartMarksRunsAnEarlierProcessLeftRunning) {
+TEST_F(SchedulerTest, TheFirstCheckAfterStartMarksRunsAnEarlierProcessLeftRunning) {
   auto left = ns().store().Write([&](store::Database& db) {
     return store::JobRunRepo(db).Start("nightly", "default", "schedule", 1);
   });
@@ -289,6 +331,93 @@ TEST_F(SchedulerTest, StartMarksRunsAnEarlierProcessLeftRunning) {
   ASSERT_NE(interrupted, runs->end());
   EXPECT_EQ(interrupted->outcome, store::JobOutcome::kFailed);
   EXPECT_THAT(interrupted->error, HasSubstr("interrupted"));
+}
+
+TEST_F(SchedulerTest, TwoSchedulersOverOneStoreRunEachDueJobOnce) {
+  testing::Store(ns(), "chat", {{"a", "user", "hello", At("2026-05-28", 12)}});
+  auto other = Registry::Open(registry_->config(), clock_);  // a second gateway over the same store
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  Scheduler a(*registry_, clock_), b(**other, clock_);
+  hold_logs_ = true;
+  std::vector<store::JobRun> ran_a;
+  std::thread gateway_a([&] { ran_a = a.RunDue(); });
+  for (int i = 0; i < 5000 && !in_log_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const std::vector<store::JobRun> ran_b = b.RunDue();  // while a's nightly run lives
+  hold_logs_ = false;
+  gateway_a.join();
+  EXPECT_EQ(Jobs(ran_a), (std::vector<std::string>{"extract", "nightly"}));
+  EXPECT_EQ(Jobs(ran_b), (std::vector<std::string>{"retention"})) << "b took what a had not reached yet";
+  EXPECT_TRUE(a.RunDue().empty());
+  EXPECT_TRUE(b.RunDue().empty());
+  for (const char* job : {"extract", "nightly", "retention"}) EXPECT_EQ(RunsOf(job), 1) << job;
+}
+
+TEST_F(SchedulerTest, AJobAnotherGatewayHoldsIsLeftToItUntilItsClaimExpires) {
+  testing::Store(ns(), "chat", {{"a", "user", "hello", At("2026-05-28", 12)}});
+  const std::optional<int64_t> theirs = ClaimElsewhere("nightly");
+  ASSERT_TRUE(theirs);
+  Scheduler scheduler(*registry_, clock_);
+  EXPECT_EQ(Jobs(scheduler.RunDue()), (std::vector<std::string>{"extract", "retention"}));
+  EXPECT_EQ(RunById(*theirs).outcome, store::JobOutcome::kRunning) << "its holder extends it: alive";
+  auto by_hand = RunJob(*FindJob(registry_->config(), "nightly"), ns(), registry_->config(), clock_, "manual");
+  EXPECT_EQ(by_hand.status().code(), Code::kBusy);
+
+  clock_.Advance(kJobClaimTtlMs + 1);  // the other gateway was killed: nobody extended the claim
+  EXPECT_TRUE(scheduler.RunDue().empty()) << "an interrupted run is tried again like a failed one";
+  const store::JobRun interrupted = RunById(*theirs);
+  EXPECT_EQ(interrupted.outcome, store::JobOutcome::kFailed);
+  EXPECT_THAT(interrupted.error, HasSubstr("interrupted"));
+  clock_.Advance(kJobRetryMs);
+  const auto later = Jobs(scheduler.RunDue());
+  EXPECT_NE(std::find(later.begin(), later.end(), "nightly"), later.end()) << "the claim is taken again";
+  EXPECT_EQ(RunsOf("nightly"), 2);
+}
+
+TEST_F(SchedulerTest, AJobSeenDueIsNotRunAgainOnceAnotherHasJustRunIt) {
+  const JobSpec nightly = *FindJob(registry_->config(), "nightly");
+  ASSERT_TRUE(IsDue(nightly.schedule, clock_.Now(), ns().tz(), std::nullopt)) << "what a second gateway's check saw";
+  auto first = RunJobIfDue(nightly, ns(), registry_->config(), clock_);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE(first->has_value());
+  EXPECT_EQ((*first)->started_by, "schedule");
+  auto second = RunJobIfDue(nightly, ns(), registry_->config(), clock_);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_FALSE(second->has_value()) << "under the claim the job is no longer due";
+  EXPECT_EQ(RunsOf("nightly"), 1);
+  EXPECT_TRUE(RunJob(nightly, ns(), registry_->config(), clock_, "manual").ok()) << "by hand it runs regardless";
+}
+
+TEST_F(SchedulerTest, ALongRunKeepsItsClaimAndLetsGoOfItAtTheEnd) {
+  Chat("a", At("2026-05-28", 12));
+  Chat("b", At("2026-05-28", 13));
+  hold_at_ = 2;  // the second batch waits
+  hold_ = true;
+  JobRunOptions options;
+  options.claim_ttl_ms = 300;  // extended every 100 ms
+  const JobSpec job = *FindJob(registry_->config(), "extract");
+  Result<store::JobRun> run = Status::Internal("not run");
+  std::thread runner([&] { run = RunJob(job, ns(), registry_->config(), clock_, "manual", options); });
+  for (int i = 0; i < 5000 && RunningJobsIn(ns()).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const UnixMs first_expiry = *Claim("extract").second;
+  clock_.Advance(1000);  // past the claim's first expiry
+  for (int i = 0; i < 5000 && Claim("extract").second < clock_.Now(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const auto kept = Claim("extract");
+  const bool taken = ClaimElsewhere("extract", 300).has_value();
+  const int64_t marked = *ns().store().Write([&](store::Database& db) {
+    return store::JobRunRepo(db).MarkInterrupted(clock_.Now());
+  });
+  hold_ = false;
+  runner.join();
+  EXPECT_EQ(first_expiry, At("2026-05-29", 4, 30) + 300);
+  EXPECT_GE(kept.second, clock_.Now()) << "extended while the run lives";
+  EXPECT_THAT(*kept.first, HasSubstr(":")) << "host:pid:random";
+  EXPECT_FALSE(taken) << "so no other gateway takes it";
+  EXPECT_EQ(marked, 0) << "nor marks its run interrupted";
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->outcome, store::JobOutcome::kOk);
+  EXPECT_FALSE(Claim("extract").first.has_value()) << "let go of at the end";
 }
 
 }  // namespace
