@@ -17,6 +17,10 @@ const { values: opts } = parseArgs({
     seed: { type: 'string', default: '1' },
     forget: { type: 'string', default: '0' }, // share of the conversations to forget once indexed
     keep: { type: 'boolean', default: false }, // keep the temporary data dir (its path is printed)
+    // A data dir kept by an earlier run (of the same --messages and --seed): no ingest; served by
+    // this build until indexed and until no vector is left in float32 (archives from before
+    // float16), then measured. The dir is changed in place.
+    data: { type: 'string' },
     out: { type: 'string', default: join(repoRoot, 'bench', 'results') },
   },
 });
@@ -66,12 +70,14 @@ async function main() {
     report.text_bytes = textBytes;
     report.jsonl_bytes = statSync(file).size;
 
-    const dataDir = join(dir, 'data');
-    mkdirSync(dataDir);
-    const started = performance.now();
-    const run = await runCli(['ingest', file], { dataDir, timeoutMs: 3_600_000 });
-    report.ingest_seconds = (performance.now() - started) / 1000;
-    if (run.code !== 0) throw new Error(`cilia ingest failed (${run.code}): ${run.stderr}`);
+    const dataDir = opts.data ?? join(dir, 'data');
+    if (!opts.data) {
+      mkdirSync(dataDir);
+      const started = performance.now();
+      const run = await runCli(['ingest', file], { dataDir, timeoutMs: 3_600_000 });
+      report.ingest_seconds = (performance.now() - started) / 1000;
+      if (run.code !== 0) throw new Error(`cilia ingest failed (${run.code}): ${run.stderr}`);
+    }
 
     // Serve the data dir until every message is windowed and every window has its vector (what
     // the ingest left to the background indexer), then stop it cleanly: the vector cache is
@@ -82,8 +88,10 @@ async function main() {
       for (const deadline = Date.now() + 600_000; ; await sleep(500)) {
         const [state] = sql(db, `SELECT (SELECT count(*) FROM conversations WHERE indexed_seq < next_seq) AS unindexed,
                                         (SELECT count(*) FROM windows) AS windows,
-                                        (SELECT count(*) FROM window_vectors) AS vectors`);
-        if (state.unindexed === 0 && state.windows > 0 && state.vectors === state.windows) {
+                                        (SELECT count(*) FROM window_vectors) AS vectors,
+                                        (SELECT count(*) FROM window_vectors WHERE length(vec) = 4 * dim) AS float32`);
+        if (state.unindexed === 0 && state.windows > 0 && state.vectors === state.windows &&
+            (!opts.data || state.float32 === 0)) {
           report.windows = state.windows;
           break;
         }
@@ -146,7 +154,7 @@ function markdown(r) {
   const x = (b) => `${(b / r.text_bytes).toFixed(2)}×`;
   const lines = ['## size', ''];
   lines.push(`${r.messages} messages in ${r.conversations} conversations, ${r.windows} windows; text ${mb(r.text_bytes)} MB (UTF-8); ` +
-    `cilia ingest ${r.ingest_seconds.toFixed(1)} s`, '');
+    (r.ingest_seconds === undefined ? 'no ingest (--data)' : `cilia ingest ${r.ingest_seconds.toFixed(1)} s`), '');
   if (r.forgotten_conversations) lines.push(`${r.forgotten_conversations} conversations forgotten after indexing`, '');
   lines.push(`**data dir ${mb(r.data_dir_bytes)} MB = ${r.ratio.toFixed(2)}× the text**`, '');
   lines.push('| file | MB | × text |', '|---|---|---|');

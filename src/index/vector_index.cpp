@@ -20,6 +20,8 @@
 #include <thread>
 #include <type_traits>
 
+#include "core/half.h"
+
 namespace cilia::index {
 namespace {
 
@@ -38,9 +40,11 @@ constexpr size_t kExactScanShare = 16;
 // Inserts per thread worth starting a thread for.
 constexpr size_t kInsertsPerThread = 256;
 
-// The cache file's header; the format changes with kFileVersion.
+// The cache file's header; the format changes with kFileVersion. Version 1
+// held the flat vectors as float32; a file of it is refused, and the start
+// that refuses it builds the index from the tables instead.
 constexpr char kFileMagic[8] = {'C', 'I', 'L', 'I', 'A', 'V', 'E', 'C'};
-constexpr uint32_t kFileVersion = 1;
+constexpr uint32_t kFileVersion = 2;
 struct FileHeader {
   char magic[8];
   uint32_t version;
@@ -228,13 +232,23 @@ Status VectorIndex::Check(std::span<const int64_t> ids, std::span<const float> v
                                    std::to_string(ids.size()) + " vectors of dimension " + std::to_string(dim));
   }
   for (float x : vectors) {
-    if (!std::isfinite(x)) return Status::InvalidArgument("vector index: a vector holds a value that is not finite");
+    if (!std::isfinite(RoundToHalf(x))) {
+      return Status::InvalidArgument("vector index: a vector holds a value that float16 cannot hold");
+    }
   }
   return Status::Ok();
 }
 
-Status VectorIndex::UpsertMany(std::span<const int64_t> ids, std::span<const float> vectors) {
-  CILIA_RETURN_IF_ERROR(Check(ids, vectors));
+Status VectorIndex::UpsertMany(std::span<const int64_t> ids, std::span<const float> given) {
+  CILIA_RETURN_IF_ERROR(Check(ids, given));
+  std::vector<float> rounded;
+  try {
+    rounded.assign(given.begin(), given.end());
+  } catch (const std::bad_alloc&) {
+    return Status::Internal("vector index: out of memory");
+  }
+  for (float& x : rounded) x = RoundToHalf(x);
+  const std::span<const float> vectors = rounded;
   std::lock_guard write(write_mutex_);
   if (graph_) return UpsertGraph(ids, vectors);
 
@@ -420,8 +434,9 @@ Status VectorIndex::SaveTo(const std::string& path) const {
     if (!graph_) {
       out.write(reinterpret_cast<const char*>(ids_.data()),
                 static_cast<std::streamsize>(ids_.size() * sizeof(int64_t)));
-      out.write(reinterpret_cast<const char*>(vectors_.data()),
-                static_cast<std::streamsize>(vectors_.size() * sizeof(float)));
+      std::string halves;  // lossless: the index holds float16 values
+      AppendHalves(vectors_, halves);
+      out.write(halves.data(), static_cast<std::streamsize>(halves.size()));
     }
     out.close();
     if (!out) return Status::IOError("vector index: writing " + temporary + " failed");
@@ -449,16 +464,17 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::LoadFrom(const std::string& pa
   if (header.graph_bytes == 0) {
     // The size must match before anything is allocated from the header's count.
     const uint64_t file_bytes = fs::file_size(path, ec);
-    const uint64_t per_vector = sizeof(int64_t) + dim * sizeof(float);
+    const uint64_t per_vector = sizeof(int64_t) + dim * sizeof(uint16_t);
     if (ec || file_bytes < sizeof(header) || (file_bytes - sizeof(header)) % per_vector != 0 ||
         (file_bytes - sizeof(header)) / per_vector != header.count) {
       return Status::IOError(not_ours + " (cut short or overlong)");
     }
     std::vector<int64_t> ids(header.count);
     std::vector<float> vectors(header.count * dim);
+    std::string halves(vectors.size() * sizeof(uint16_t), '\0');
     in.read(reinterpret_cast<char*>(ids.data()), static_cast<std::streamsize>(ids.size() * sizeof(int64_t)));
-    in.read(reinterpret_cast<char*>(vectors.data()), static_cast<std::streamsize>(vectors.size() * sizeof(float)));
-    if (!in) return Status::IOError(not_ours + " (cut short)");
+    in.read(halves.data(), static_cast<std::streamsize>(halves.size()));
+    if (!in || !DecodeHalves(halves, vectors)) return Status::IOError(not_ours + " (cut short)");
     CILIA_RETURN_IF_ERROR(index->UpsertMany(ids, vectors));
     return index;
   }

@@ -1,6 +1,9 @@
 // The in-memory vector index: a cache of the vectors table (the table is the
 // truth; this can always be rebuilt from it). Vectors are expected to be
 // L2-normalised, as every Embedder's are, so similarity is the dot product.
+// Each value is kept as float16 would keep it (core/half.h), in float32: the
+// tables store float16, so the index holds what a start loads from them, and
+// a search after a restart scores exactly as before it.
 //
 // Below `hnsw_threshold` vectors it is an exact flat scan over one contiguous
 // float array. From the threshold on it is an HNSW graph (hnswlib, inner
@@ -41,8 +44,10 @@ class VectorIndex {
   VectorIndex(const VectorIndex&) = delete;
   VectorIndex& operator=(const VectorIndex&) = delete;
 
-  // Adds or replaces the vector of `id`. InvalidArgument when the size is not
-  // dimension() or a value is not finite; Internal when memory runs out.
+  // Adds or replaces the vector of `id`, its values rounded to float16.
+  // InvalidArgument when the size is not dimension() or a value is not
+  // finite as float16 (NaN, infinite, or beyond 65504); Internal when memory
+  // runs out.
   Status Upsert(int64_t id, std::span<const float> vector);
   // The same for many: `vectors` holds ids.size() vectors back to back. Much
   // faster than one by one when it builds or grows the graph (uses all cores).
@@ -73,11 +78,14 @@ class VectorIndex {
   bool uses_graph() const;  // true from the threshold on
 
   // A cache file of the contents, so a start need not rebuild the graph:
-  // `path` holds a header (and in flat mode the vectors); in graph mode the
-  // graph goes to `path` + ".hnsw" beside it. Both are written under
-  // temporary names and renamed into place. The file is for this machine
-  // (native byte order); keying it to the embedder and the table's version is
-  // the caller's part. Searches go on meanwhile; writers wait.
+  // `path` holds a header (and in flat mode the ids and the vectors as
+  // float16, 2 bytes a value); in graph mode the graph goes to `path` +
+  // ".hnsw" beside it, in hnswlib's own format, which keeps each vector as
+  // float32 beside its links (bench/RESULTS.md weighs that against rebuilding
+  // the graph at load). Both are written under temporary names and renamed
+  // into place. The file is for this machine (native byte order); keying it
+  // to the embedder and the table's version is the caller's part. Searches
+  // go on meanwhile; writers wait.
   Status SaveTo(const std::string& path) const;
   // IOError when a file is missing, cut short or not such a cache file.
   static Result<std::unique_ptr<VectorIndex>> LoadFrom(const std::string& path,

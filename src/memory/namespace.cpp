@@ -8,6 +8,7 @@
 #include <iterator>
 #include <utility>
 
+#include "store/excerpt_repo.h"
 #include "store/message_repo.h"
 #include "store/window_repo.h"
 #include "text/segmenter.h"
@@ -50,7 +51,7 @@ Status Namespace::LoadCaches() {
     flat.reserve(vecs.size() * static_cast<size_t>(embedder_->dimension()));
     for (const auto& v : vecs) {
       if (static_cast<int>(v.vec.size()) != embedder_->dimension()) continue;  // re-embedded in the background
-      ids.push_back(v.window_id);
+      ids.push_back(v.key);
       flat.insert(flat.end(), v.vec.begin(), v.vec.end());
     }
     return vectors_->UpsertMany(ids, flat);
@@ -228,6 +229,25 @@ Result<int> Namespace::EmbedMissing(int batch) {
     if (GetWindowMeta(present[i])) CILIA_RETURN_IF_ERROR(vectors_->Upsert(present[i], vecs[i]));
   }
   return static_cast<int>(present.size());
+}
+
+Result<bool> Namespace::NarrowVectors(int batch) {
+  if (!narrow_.windows_after && !narrow_.excerpts_after) return false;
+  CILIA_RETURN_IF_ERROR(store_->Write([&](store::Database& db) -> Status {
+    store::Transaction tx(db);
+    CILIA_RETURN_IF_ERROR(tx.Begin());
+    const bool windows = narrow_.windows_after.has_value();
+    std::optional<int64_t>& after = windows ? narrow_.windows_after : narrow_.excerpts_after;
+    CILIA_ASSIGN_OR_RETURN(auto last, windows ? store::WindowRepo(db).NarrowVectors(*after, batch)
+                                              : store::ExcerptRepo(db).NarrowVectors(*after, batch));
+    CILIA_RETURN_IF_ERROR(tx.Commit());
+    narrow_.rewrote |= last.has_value();
+    after = last;
+    return Status::Ok();
+  }));
+  if (narrow_.windows_after || narrow_.excerpts_after) return true;
+  if (narrow_.rewrote) CILIA_RETURN_IF_ERROR(store_->Checkpoint());
+  return false;
 }
 
 }  // namespace cilia::memory

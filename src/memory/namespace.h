@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -102,6 +103,14 @@ class Namespace {
   // time. Returns how many were embedded.
   Result<int> EmbedMissing(int batch);
 
+  // Rewrites up to `batch` vectors stored as float32 (archives written before
+  // float16, store/vector_table.h) as float16, windows first, then excerpts,
+  // in one transaction; true while some may be left. One pass over the keys
+  // per process: new rows are float16 already. After the pass that rewrote
+  // any, a checkpoint gives the freed pages back (incremental_vacuum). For
+  // one caller at a time (the registry's background loop).
+  Result<bool> NarrowVectors(int batch);
+
  private:
   Namespace(NamespaceOptions options, std::shared_ptr<const embed::Embedder> embedder, const TimeZone& tz,
             const Clock& clock, Executor* executor)
@@ -128,6 +137,14 @@ class Namespace {
   std::map<int64_t, int64_t> windows_per_day_;  // UTC day number -> windows created that day
   std::unordered_map<int64_t, int64_t> windows_per_conversation_;
   std::set<std::pair<int64_t, int64_t>> conversation_windows_;  // (conversation, window id)
+  // NarrowVectors' pass: the last key each table was rewritten up to (none:
+  // that table is done), and whether it rewrote anything.
+  struct NarrowPass {
+    std::optional<int64_t> windows_after = 0;
+    std::optional<int64_t> excerpts_after = 0;
+    bool rewrote = false;
+  };
+  NarrowPass narrow_;
 };
 
 }  // namespace cilia::memory

@@ -157,6 +157,18 @@ void Registry::BackgroundLoop() {
           std::lock_guard<std::mutex> lock(queue_mu_);
           if (stopping_) return;
         }
+        // Archives from before float16 vectors: 1,000 rows a transaction,
+        // so ingest waits for the writer at most one batch.
+        for (;;) {
+          auto more = (*ns)->NarrowVectors(1000);
+          if (!more.ok()) {
+            LogWarn("rewriting the vectors of {} as float16: {}", name, more.status().ToString());
+            break;
+          }
+          if (!*more) break;
+          std::lock_guard<std::mutex> lock(queue_mu_);
+          if (stopping_) return;
+        }
       }
       continue;
     }

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-
 #include "store/insert_sql.h"
 
 namespace cilia::store {
@@ -262,24 +260,15 @@ Status ExcerptRepo::ForEachHistory(const std::function<void(const HistoryRecord&
 }
 
 Status ExcerptRepo::PutVector(int64_t excerpt_id, std::string_view embedder, const std::vector<float>& vec) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO excerpt_vectors(excerpt_id, embedder, dim, vec) "
-                                                    "VALUES (?, ?, ?, ?) ON CONFLICT (excerpt_id) DO UPDATE SET "
-                                                    "embedder = excluded.embedder, dim = excluded.dim, "
-                                                    "vec = excluded.vec"));
-  s->Bind(1, excerpt_id).Bind(2, embedder).Bind(3, static_cast<int64_t>(vec.size()));
-  s->BindBlob(4, vec.data(), vec.size() * sizeof(float));
-  return s->Run();
+  return VectorTable::Excerpts(db_).Put(excerpt_id, embedder, vec);
 }
 
-Result<std::vector<ExcerptVector>> ExcerptRepo::VectorsOf(std::string_view embedder) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare("SELECT excerpt_id, vec FROM excerpt_vectors WHERE embedder = ? ORDER BY excerpt_id"));
-  s->Bind(1, embedder);
-  return s->All([](const Statement& row) {
-    ExcerptVector v{row.Int(0), std::vector<float>(static_cast<size_t>(row.BlobSize(1)) / sizeof(float))};
-    if (!v.vec.empty()) std::memcpy(v.vec.data(), row.Blob(1), v.vec.size() * sizeof(float));
-    return v;
-  });
+Result<std::vector<KeyedVector>> ExcerptRepo::VectorsOf(std::string_view embedder) {
+  return VectorTable::Excerpts(db_).Of(embedder);
+}
+
+Result<std::optional<int64_t>> ExcerptRepo::NarrowVectors(int64_t after, int limit) {
+  return VectorTable::Excerpts(db_).Narrow(after, limit);
 }
 
 Result<std::vector<ExcerptRecord>> ExcerptRepo::WithoutVector(std::string_view embedder) {

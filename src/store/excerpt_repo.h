@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "store/db.h"
 #include "store/record_values.h"
+#include "store/vector_table.h"
 
 namespace cilia::store {
 
@@ -120,11 +121,6 @@ struct ExcerptIndexEntry {
   std::string words;
 };
 
-struct ExcerptVector {
-  int64_t excerpt_id;
-  std::vector<float> vec;
-};
-
 // A page of a listing, newest first: rows with id < before_id.
 struct PageRequest {
   int limit = 100;
@@ -163,8 +159,12 @@ class ExcerptRepo {
   Result<std::vector<HistoryRecord>> History(int64_t excerpt_id);
   Status ForEachHistory(const std::function<void(const HistoryRecord&)>& visit);
 
+  // Vectors are stored as float16 (store/vector_table.h).
   Status PutVector(int64_t excerpt_id, std::string_view embedder, const std::vector<float>& vec);
-  Result<std::vector<ExcerptVector>> VectorsOf(std::string_view embedder);
+  // Keyed by excerpt id.
+  Result<std::vector<KeyedVector>> VectorsOf(std::string_view embedder);
+  // VectorTable::Narrow over excerpt_vectors.
+  Result<std::optional<int64_t>> NarrowVectors(int64_t after, int limit);
   // Excerpts that have no vector of `embedder` (after an import or an
   // embedder change).
   Result<std::vector<ExcerptRecord>> WithoutVector(std::string_view embedder);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include "text/segmenter.h"
 
@@ -277,30 +276,15 @@ Result<std::vector<ScoredId>> WindowRepo::Recent(const WindowFilter& filter, int
 }
 
 Status WindowRepo::PutVector(int64_t window_id, std::string_view embedder, const std::vector<float>& vec) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("INSERT INTO window_vectors(window_id, embedder, dim, vec) "
-                                                    "VALUES (?, ?, ?, ?) ON CONFLICT (window_id) DO UPDATE SET "
-                                                    "embedder = excluded.embedder, dim = excluded.dim, "
-                                                    "vec = excluded.vec"));
-  s->Bind(1, window_id).Bind(2, embedder).Bind(3, static_cast<int64_t>(vec.size()));
-  s->BindBlob(4, vec.data(), vec.size() * sizeof(float));
-  return s->Run();
+  return VectorTable::Windows(db_).Put(window_id, embedder, vec);
 }
 
-Result<std::vector<StoredVector>> WindowRepo::VectorsOf(std::string_view embedder) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare("SELECT window_id, dim, vec FROM window_vectors WHERE embedder = ?"));
-  s->Bind(1, embedder);
-  std::vector<StoredVector> out;
-  CILIA_RETURN_IF_ERROR(s->Each([&](const Statement& r) {
-    StoredVector v;
-    v.window_id = r.Int(0);
-    size_t dim = static_cast<size_t>(r.Int(1));
-    if (static_cast<size_t>(r.BlobSize(2)) != dim * sizeof(float)) return;  // torn row: re-embedded later
-    v.vec.resize(dim);
-    std::memcpy(v.vec.data(), r.Blob(2), dim * sizeof(float));
-    out.push_back(std::move(v));
-  }));
-  return out;
+Result<std::vector<KeyedVector>> WindowRepo::VectorsOf(std::string_view embedder) {
+  return VectorTable::Windows(db_).Of(embedder);
+}
+
+Result<std::optional<int64_t>> WindowRepo::NarrowVectors(int64_t after, int limit) {
+  return VectorTable::Windows(db_).Narrow(after, limit);
 }
 
 Result<std::pair<int64_t, int64_t>> WindowRepo::VectorStats(std::string_view embedder) {

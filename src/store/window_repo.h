@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "store/archive_records.h"
 #include "store/db.h"
+#include "store/vector_table.h"
 
 namespace cilia::store {
 
@@ -28,11 +29,6 @@ struct WindowFilter {
 struct ScoredId {
   int64_t id;
   double score;  // higher is better
-};
-
-struct StoredVector {
-  int64_t window_id;
-  std::vector<float> vec;
 };
 
 class WindowRepo {
@@ -75,9 +71,13 @@ class WindowRepo {
   // Windows with the most recent first, for time-only questions.
   Result<std::vector<ScoredId>> Recent(const WindowFilter& filter, int limit);
 
+  // Vectors are stored as float16 (store/vector_table.h).
   Status PutVector(int64_t window_id, std::string_view embedder, const std::vector<float>& vec);
-  // Every vector made by `embedder`, for loading the in-memory index.
-  Result<std::vector<StoredVector>> VectorsOf(std::string_view embedder);
+  // Every vector made by `embedder` (keyed by window id), for loading the
+  // in-memory index.
+  Result<std::vector<KeyedVector>> VectorsOf(std::string_view embedder);
+  // VectorTable::Narrow over window_vectors.
+  Result<std::optional<int64_t>> NarrowVectors(int64_t after, int limit);
   // How many vectors of `embedder` there are and the highest window id among
   // them: what a saved copy of the in-memory index is checked against.
   Result<std::pair<int64_t, int64_t>> VectorStats(std::string_view embedder);

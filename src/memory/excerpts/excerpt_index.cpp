@@ -44,8 +44,8 @@ Status ExcerptIndex::Load(store::NamespaceStore& store, const embed::Embedder& e
       if (!seen.count(id)) Remove(id);
     CILIA_ASSIGN_OR_RETURN(auto vecs, repo.VectorsOf(embedder.id()));
     for (const auto& v : vecs) {
-      if (static_cast<int>(v.vec.size()) != embedder.dimension() || !Meta(v.excerpt_id)) continue;
-      CILIA_RETURN_IF_ERROR(vectors_->Upsert(v.excerpt_id, v.vec));
+      if (static_cast<int>(v.vec.size()) != embedder.dimension() || !Meta(v.key)) continue;
+      CILIA_RETURN_IF_ERROR(vectors_->Upsert(v.key, v.vec));
     }
     return Status::Ok();
   });

@@ -12,6 +12,8 @@
 #include <set>
 #include <thread>
 
+#include "core/half.h"
+
 namespace cilia::index {
 namespace {
 
@@ -29,14 +31,14 @@ std::vector<float> RandomUnitVector(int dim, std::mt19937& rng) {
   return v;
 }
 
-// n random unit vectors with ids 0..n-1.
+// n random unit vectors with ids 0..n-1, each value a float16 as the index
+// keeps it, so that the exact answers below are the index's exactly.
 struct Corpus {
   Corpus(size_t n, int dim, uint32_t seed) : dim(dim) {
     std::mt19937 rng(seed);
     for (size_t i = 0; i < n; ++i) {
       ids.push_back(static_cast<int64_t>(i));
-      auto v = RandomUnitVector(dim, rng);
-      flat.insert(flat.end(), v.begin(), v.end());
+      for (float x : RandomUnitVector(dim, rng)) flat.push_back(RoundToHalf(x));
     }
   }
   std::span<const float> at(size_t i) const { return std::span<const float>(flat).subspan(i * dim, dim); }
@@ -101,7 +103,7 @@ TEST(VectorIndexTest, DimensionsThatAreNotMultiplesOfTheKernelWidthScoreRight) {
     const Hits found = index.Search(corpus.at(7), 1);
     ASSERT_EQ(found.size(), 1u) << dim;
     EXPECT_EQ(found[0].first, 7) << dim;
-    EXPECT_NEAR(found[0].second, 1.0f, 1e-5) << dim;
+    EXPECT_NEAR(found[0].second, BruteForce(corpus, corpus.at(7), 1)[0].second, 1e-5) << dim;
   }
 }
 
@@ -131,6 +133,22 @@ TEST(VectorIndexTest, WrongVectorsAreRefusedAndChangeNothing) {
   EXPECT_EQ(index.Upsert(1, std::vector<float>{INFINITY, 0, 0}).code(), Code::kInvalidArgument);
   EXPECT_EQ(index.UpsertMany(std::vector<int64_t>{1, 2}, std::vector<float>{1, 0, 0}).code(), Code::kInvalidArgument);
   EXPECT_EQ(index.size(), 0u);
+}
+
+TEST(VectorIndexTest, ValuesAreKeptAsFloat16WouldKeepThem) {
+  VectorIndex index(3);
+  ASSERT_TRUE(index.Upsert(1, std::vector<float>{0.1f, 0.3f, 0.9f}).ok());
+  const std::vector<float> unit[] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  EXPECT_EQ(index.Search(unit[0], 1)[0].second, RoundToHalf(0.1f));
+  EXPECT_NE(RoundToHalf(0.1f), 0.1f);
+  EXPECT_EQ(index.Search(unit[1], 1)[0].second, RoundToHalf(0.3f));
+  EXPECT_EQ(index.Search(unit[2], 1)[0].second, RoundToHalf(0.9f));
+  // The query keeps float32.
+  EXPECT_EQ(index.Search(std::vector<float>{0.1f, 0, 0}, 1)[0].second, 0.1f * RoundToHalf(0.1f));
+
+  EXPECT_EQ(index.Upsert(2, std::vector<float>{65504, 0, 0}).code(), Code::kOk);
+  EXPECT_EQ(index.Upsert(3, std::vector<float>{-70000, 0, 0}).code(), Code::kInvalidArgument) << "infinite as float16";
+  EXPECT_EQ(index.size(), 2u);
 }
 
 TEST(VectorIndexTest, EdgeCasesOfKAndQuery) {
@@ -176,7 +194,7 @@ TEST(VectorIndexTest, RemoveTakesAVectorOutAndKeepsTheOthersRight) {
   for (size_t i : {0, 50, 98}) {
     const Hits found = index.Search(corpus.at(i), 1);
     EXPECT_EQ(found[0].first, static_cast<int64_t>(i));
-    EXPECT_NEAR(found[0].second, 1.0f, 1e-5);
+    EXPECT_NEAR(found[0].second, 1.0f, 1e-3);  // a unit vector rounded to float16 has a norm of 1 within a few 1e-4
   }
   ASSERT_TRUE(index.Upsert(10, corpus.at(10)).ok());
   EXPECT_EQ(index.Search(corpus.at(10), 1)[0].first, 10);
@@ -211,7 +229,7 @@ TEST(VectorIndexTest, GraphTakesOverAtTheThreshold) {
     const Hits found = index.Search(corpus.at(i), 1);
     ASSERT_EQ(found.size(), 1u);
     EXPECT_EQ(found[0].first, static_cast<int64_t>(i));
-    EXPECT_NEAR(found[0].second, 1.0f, 1e-5);
+    EXPECT_NEAR(found[0].second, 1.0f, 1e-3);  // a unit vector rounded to float16 has a norm of 1 within a few 1e-4
   }
 }
 
@@ -326,7 +344,7 @@ TEST(VectorIndexTest, AllowedIdsAreAnsweredExactlyInFlatAndGraphMode) {
   const Hits eight = SearchAllowed(graph, corpus.at(9), 1, Allowed({8, 100}));
   ASSERT_EQ(eight.size(), 1u);
   EXPECT_EQ(eight[0].first, 8);
-  EXPECT_NEAR(eight[0].second, 1.0f, 1e-5);
+  EXPECT_NEAR(eight[0].second, 1.0f, 1e-3);  // as above
 }
 
 TEST(VectorIndexTest, RemovedIdsLeaveTheGraphAndCanComeBack) {
@@ -444,7 +462,34 @@ TEST_F(VectorIndexFileTest, FlatIndexRoundTrips) {
   EXPECT_EQ((*loaded)->size(), 299u);
   EXPECT_FALSE((*loaded)->uses_graph());
   EXPECT_FALSE(std::filesystem::exists(path_ + ".hnsw"));
+  // A 32-byte header, then per vector its id and 24 float16 values.
+  EXPECT_EQ(std::filesystem::file_size(path_), 32u + 299u * (8 + 24 * 2));
   ExpectSameAnswers(index, **loaded, 24);
+  std::mt19937 rng(25);
+  const auto query = RandomUnitVector(24, rng);
+  EXPECT_EQ(index.Search(query, 300), (*loaded)->Search(query, 300)) << "float16 on disk loses nothing the index held";
+}
+
+TEST_F(VectorIndexFileTest, CacheOfTheFloat32FormatIsRefused) {
+  // Version 1 held the flat vectors as float32: a complete, consistent file
+  // of it must not be read as float16.
+  struct {
+    char magic[8] = {'C', 'I', 'L', 'I', 'A', 'V', 'E', 'C'};
+    uint32_t version = 1;
+    int32_t dimension = 4;
+    uint64_t count = 2;
+    uint64_t graph_bytes = 0;
+  } header;
+  static_assert(sizeof(header) == 32);
+  const int64_t ids[2] = {1, 2};
+  const float vectors[8] = {1, 0, 0, 0, 0, 1, 0, 0};
+  {
+    std::ofstream out(path_, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&header), sizeof(header));
+    out.write(reinterpret_cast<const char*>(ids), sizeof(ids));
+    out.write(reinterpret_cast<const char*>(vectors), sizeof(vectors));
+  }
+  EXPECT_EQ(VectorIndex::LoadFrom(path_).status().code(), Code::kIOError);
 }
 
 TEST_F(VectorIndexFileTest, GraphRoundTripsAndKeepsGrowing) {

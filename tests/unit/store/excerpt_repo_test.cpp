@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/half.h"
+#include "testing/float32_vectors.h"
 #include "migrated_db.h"
 #include "store/message_repo.h"
 
@@ -148,6 +150,32 @@ TEST_P(ExcerptRepoTest, BatchesAreKeyedByStartAndRememberSucceededHashes) {
   EXPECT_EQ(all[0], b);
   ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.PutCursor({conv_.id, 28, 3}); }).ok());
   EXPECT_EQ((*W([&](ExcerptRepo& r) { return r.GetCursor(conv_.id); }))->through_seq, 28);
+}
+
+TEST_P(ExcerptRepoTest, VectorsAreStoredAsFloat16AndFloat32RowsAreRewritten) {
+  ExcerptRecord a = Sample(0, "a"), b = Sample(1, "b");
+  ASSERT_TRUE(W([&](ExcerptRepo& r) -> Status {
+                CILIA_RETURN_IF_ERROR(r.Insert(a));
+                return r.Insert(b);
+              }).ok());
+  const std::vector<float> v = {0.1f, 0.7f};
+  const std::vector<float> v16 = {RoundToHalf(0.1f), RoundToHalf(0.7f)};
+  ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.PutVector(a.id, "e", v); }).ok());
+  ASSERT_TRUE(testing::PutFloat32Vector(*db_, "excerpt_vectors", "excerpt_id", b.id, "e", v).ok());
+  EXPECT_EQ(testing::VectorBytes(*db_, "excerpt_vectors", "excerpt_id", a.id), 4);
+  auto vecs = *W([](ExcerptRepo& r) { return r.VectorsOf("e"); });
+  ASSERT_EQ(vecs.size(), 2u);
+  EXPECT_EQ(vecs[0].key, a.id);
+  EXPECT_EQ(vecs[0].vec, v16);
+  EXPECT_EQ(vecs[1].vec, v);
+
+  EXPECT_EQ(*W([](ExcerptRepo& r) { return r.NarrowVectors(0, 1000); }), std::optional<int64_t>(b.id));
+  EXPECT_EQ(*W([&](ExcerptRepo& r) { return r.NarrowVectors(b.id, 1000); }), std::nullopt);
+  EXPECT_EQ(testing::VectorBytes(*db_, "excerpt_vectors", "excerpt_id", b.id), 4);
+  vecs = *W([](ExcerptRepo& r) { return r.VectorsOf("e"); });
+  ASSERT_EQ(vecs.size(), 2u);
+  EXPECT_EQ(vecs[1].vec, v16);
+  EXPECT_TRUE(W([&](ExcerptRepo& r) { return r.WithoutVector("e"); })->empty());
 }
 
 CILIA_ON_EACH_BACKEND(ExcerptRepoTest);

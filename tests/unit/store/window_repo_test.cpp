@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/half.h"
+#include "testing/float32_vectors.h"
 #include "migrated_db.h"
 #include "testing/temp_dir.h"
 #include "store/message_repo.h"
@@ -150,6 +152,49 @@ TEST_P(WindowRepoTest, VectorsAreKeptPerEmbedder) {
   EXPECT_EQ((*vecs)[0].vec, (std::vector<float>{1, 0, 0, 0}));
   EXPECT_EQ(*repo.MissingVectors("hash-v1-4", 10), std::vector<int64_t>{b});
   EXPECT_EQ(repo.MissingVectors("other", 10)->size(), 2u);
+}
+
+TEST_P(WindowRepoTest, VectorsAreStoredAsFloat16AndFloat32RowsStillRead) {
+  WindowRepo repo(*db_);
+  const std::vector<float> v = {0.1f, -0.5f, 0.3f, 1.0f};
+  std::vector<float> v16;
+  for (float x : v) v16.push_back(RoundToHalf(x));
+  ASSERT_NE(v16, v);  // 0.1 and 0.3 are not halves
+  int64_t a = Add(0, "a", "a", 1);
+  int64_t b = Add(1, "b", "b", 2);
+  int64_t c = Add(2, "c", "c", 3);
+  int64_t d = Add(3, "d", "d", 4);
+  ASSERT_TRUE(repo.PutVector(a, "e", v).ok());
+  EXPECT_EQ(testing::VectorBytes(*db_, "window_vectors", "window_id", a), 8);
+  ASSERT_TRUE(testing::PutFloat32Vector(*db_, "window_vectors", "window_id", b, "e", v).ok());
+  ASSERT_TRUE(testing::PutFloat32Vector(*db_, "window_vectors", "window_id", d, "e", v).ok());
+  ASSERT_TRUE(db_->Prepare("INSERT INTO window_vectors(window_id, embedder, dim, vec) VALUES (?, 'e', 4, ?)")
+                  .value()
+                  ->Bind(1, c)
+                  .BindBlob(2, "torn", 4)
+                  .Run()
+                  .ok());
+
+  auto read = [&] {
+    std::vector<std::pair<int64_t, std::vector<float>>> out;
+    auto vecs = repo.VectorsOf("e");
+    EXPECT_TRUE(vecs.ok());
+    for (auto& kv : *vecs) out.emplace_back(kv.key, kv.vec);
+    return out;
+  };
+  using Rows = std::vector<std::pair<int64_t, std::vector<float>>>;
+  EXPECT_EQ(read(), (Rows{{a, v16}, {b, v}, {d, v}})) << "float32 rows read as they were; the torn one is left out";
+
+  // One batch at a time, in key order; the torn row and the float16 row are not touched.
+  EXPECT_EQ(*repo.NarrowVectors(0, 1), std::optional<int64_t>(b));
+  EXPECT_EQ(testing::VectorBytes(*db_, "window_vectors", "window_id", b), 8);
+  EXPECT_EQ(testing::VectorBytes(*db_, "window_vectors", "window_id", d), 16);
+  EXPECT_EQ(*repo.NarrowVectors(b, 1), std::optional<int64_t>(d));
+  EXPECT_EQ(*repo.NarrowVectors(d, 1), std::nullopt);
+  EXPECT_EQ(*repo.NarrowVectors(0, 10), std::nullopt);
+  EXPECT_EQ(testing::VectorBytes(*db_, "window_vectors", "window_id", c), 4);
+  EXPECT_EQ(read(), (Rows{{a, v16}, {b, v16}, {d, v16}}));
+  EXPECT_EQ(*repo.VectorStats("e"), std::make_pair(int64_t{4}, d));
 }
 
 CILIA_ON_EACH_BACKEND(WindowRepoTest);

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "testing/fault_env.h"
+#include "testing/float32_vectors.h"
 #include "testing/test_namespace.h"
 #include "core/codec.h"
 #include "ingest/context_parts.h"
@@ -441,6 +442,84 @@ TEST(VectorCache, ASavedIndexIsLoadedOnceAndOnlyWhileInStep) {
   EXPECT_EQ(t.ns().vectors().size(), 0u);
 }
 
+
+// The vector cache's file format before float16 (version 1) is refused and
+// the index is built from the table instead.
+TEST(VectorCache, ACacheOfAnOlderFormatIsRebuiltFromTheTable) {
+  testing::TestNamespace t;
+  Archive archive(t.ns());
+  auto out = archive.Store(Conv("v", {Msg("", "user", "the kiwi orchard by the river")}));
+  ASSERT_TRUE(archive.IndexConversation(out->conversation_row).ok());
+  ASSERT_TRUE(t.ns().SaveVectorCache().ok());
+  const std::string cache = t.dir().Sub("ns/default/vectors.cache");
+  {
+    std::fstream file(cache, std::ios::in | std::ios::out | std::ios::binary);
+    const uint32_t version = 1;  // after the 8-byte magic
+    file.seekp(8);
+    file.write(reinterpret_cast<const char*>(&version), sizeof(version));
+  }
+  t.Reopen();
+  EXPECT_EQ(t.ns().vectors().size(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(cache + ".key"));
+}
+
+// An archive written before float16 vectors holds float32 rows: it recalls
+// as it did, and NarrowVectors rewrites every row as float16 without
+// changing an answer.
+TEST(VectorTables, Float32RowsRecallTheSameAndAreRewrittenAsFloat16) {
+  testing::TestNamespace t;
+  Archive archive(t.ns());
+  std::vector<ingest::IngestMessage> msgs;
+  for (int i = 0; i < 30; ++i) {
+    msgs.push_back(Msg("", "user", "note " + std::to_string(i) + " on topic " + std::to_string(i % 7) + " " +
+                                       std::string(300, static_cast<char>('a' + i % 26)) + "."));
+  }
+  auto out = archive.Store(Conv("f", msgs));
+  ASSERT_TRUE(archive.IndexConversation(out->conversation_row).ok());
+  const auto windows = Windows(t.ns(), "f");
+  ASSERT_GE(windows.size(), 5u);
+  std::vector<std::string> bodies;
+  for (const auto& w : windows) bodies.push_back(w.body);
+  const embed::Embedder& embedder = t.ns().embedder();
+  const auto vecs = *embedder.Embed(bodies, embed::Purpose::kPassage);
+  ASSERT_TRUE(t.ns()
+                  .store()
+                  .Write([&](store::Database& db) -> Status {
+                    CILIA_RETURN_IF_ERROR(db.Exec("DELETE FROM window_vectors"));
+                    for (size_t i = 0; i < windows.size(); ++i) {
+                      CILIA_RETURN_IF_ERROR(testing::PutFloat32Vector(db, "window_vectors", "window_id",
+                                                                      windows[i].id, embedder.id(), vecs[i]));
+                    }
+                    return Status::Ok();
+                  })
+                  .ok());
+  const auto query = (*embedder.Embed({"note on topic 3"}, embed::Purpose::kQuery))[0];
+  const auto answer = t.ns().vectors().Search(query, 10);
+  ASSERT_FALSE(answer.empty());
+  auto bytes = [&](int64_t id) {
+    return *t.ns().store().Read([&](store::Database& db) -> Result<int64_t> {
+      return testing::VectorBytes(db, "window_vectors", "window_id", id);
+    });
+  };
+  const int64_t dim = embedder.dimension();
+  ASSERT_EQ(bytes(windows[0].id), 4 * dim);
+
+  t.Reopen();  // no cache saved: the index is built from the float32 rows
+  EXPECT_EQ(t.ns().vectors().Search(query, 10), answer);
+  size_t batches = 0;
+  for (;;) {
+    auto more = t.ns().NarrowVectors(2);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (!*more) break;
+    ++batches;
+  }
+  EXPECT_EQ(batches, (windows.size() + 1) / 2 + 1) << "two windows a batch, and one that finds none left";
+  for (const auto& w : windows) EXPECT_EQ(bytes(w.id), 2 * dim) << w.id;
+  EXPECT_FALSE(*t.ns().NarrowVectors(2));
+  EXPECT_EQ(t.ns().vectors().Search(query, 10), answer);
+  t.Reopen();
+  EXPECT_EQ(t.ns().vectors().Search(query, 10), answer);
+}
 
 TEST(EmbedderChange, WindowsAreReembeddedWithTheNewEmbedderOnly) {
   testing::TestNamespace t;
