@@ -19,6 +19,7 @@
 #include <system_error>
 #include <thread>
 #include <type_traits>
+#include <unordered_set>
 
 #include "core/half.h"
 
@@ -39,6 +40,10 @@ constexpr size_t kMinCapacity = 1024;
 constexpr size_t kExactScanShare = 16;
 // Inserts per thread worth starting a thread for.
 constexpr size_t kInsertsPerThread = 256;
+// Pending vectors folded into the graph under one hold of the write lock: a
+// search waits for at most one chunk (tens of ms on two cores), since
+// hnswlib's searches must not run beside its inserts.
+constexpr size_t kFoldChunk = 2 * kInsertsPerThread;
 
 // The cache file's header; the format changes with kFileVersion. Version 1
 // held the flat vectors as float32; a file of it is refused, and the start
@@ -106,6 +111,20 @@ class TopK {
   size_t k_;
   std::vector<std::pair<int64_t, float>> heap_;
 };
+
+// The k best of two result lists, an id counted once (the graph's exact
+// fallback also scores pending vectors, which the pending scan scores again).
+std::vector<std::pair<int64_t, float>> Merge(const std::vector<std::pair<int64_t, float>>& a,
+                                             const std::vector<std::pair<int64_t, float>>& b, size_t k) {
+  TopK top(k);
+  std::unordered_set<int64_t> seen;
+  for (const auto* list : {&a, &b}) {
+    for (const auto& [id, score] : *list) {
+      if (seen.insert(id).second) top.Offer(id, score);
+    }
+  }
+  return std::move(top).Take();
+}
 
 // Runs work(i) for every i in [0, n) on up to one thread per core (fewer when
 // threads cannot be had); the first error wins.
@@ -213,7 +232,17 @@ std::unique_lock<std::shared_mutex> VectorIndex::WriteLock() {
 
 size_t VectorIndex::size() const {
   auto lock = ReadLock();
-  return graph_ ? graph_->live() : ids_.size();
+  return (graph_ ? graph_->live() : 0) + ids_.size();
+}
+
+size_t VectorIndex::pending() const {
+  auto lock = ReadLock();
+  return graph_ ? ids_.size() : 0;
+}
+
+Status VectorIndex::FoldPending() {
+  std::lock_guard write(write_mutex_);
+  return FoldPendingLocked();
 }
 
 bool VectorIndex::uses_graph() const {
@@ -250,7 +279,7 @@ Status VectorIndex::UpsertMany(std::span<const int64_t> ids, std::span<const flo
   for (float& x : rounded) x = RoundToHalf(x);
   const std::span<const float> vectors = rounded;
   std::lock_guard write(write_mutex_);
-  if (graph_) return UpsertGraph(ids, vectors);
+  if (graph_) return UpsertPending(ids, vectors);
 
   try {
     auto lock = WriteLock();
@@ -284,32 +313,46 @@ void VectorIndex::UpsertFlat(std::span<const int64_t> ids, std::span<const float
   }
 }
 
-Status VectorIndex::UpsertGraph(std::span<const int64_t> ids, std::span<const float> vectors) {
-  const size_t dim = static_cast<size_t>(dimension_);
-  // hnswlib must not insert one label from two threads: the last vector of an id wins.
-  std::unordered_map<int64_t, size_t> last_of;
-  for (size_t i = 0; i < ids.size(); ++i) last_of[ids[i]] = i;
-  std::vector<size_t> order;
-  order.reserve(last_of.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (last_of[ids[i]] == i) order.push_back(i);
+Status VectorIndex::UpsertPending(std::span<const int64_t> ids, std::span<const float> vectors) {
+  try {
+    auto lock = WriteLock();
+    for (int64_t id : ids) {
+      if (graph_->HasLive(id)) graph_->hnsw.markDelete(static_cast<hnswlib::labeltype>(id));
+    }
+    UpsertFlat(ids, vectors);
+  } catch (const std::bad_alloc&) {
+    return Status::Internal("vector index: out of memory");
   }
+  return ids_.size() < kFoldAt ? Status::Ok() : FoldPendingLocked();
+}
 
-  auto lock = WriteLock();
+Status VectorIndex::FoldPendingLocked() {
+  if (!graph_ || ids_.empty()) return Status::Ok();
+  const size_t dim = static_cast<size_t>(dimension_);
   hnswlib::HierarchicalNSW<float>& hnsw = graph_->hnsw;
   size_t added = 0;
-  for (size_t i : order) added += graph_->Has(ids[i]) ? 0 : 1;
+  for (int64_t id : ids_) added += graph_->Has(id) ? 0 : 1;  // a tombstone's slot is reused
   try {
     if (hnsw.cur_element_count + added > hnsw.max_elements_) {
+      auto lock = WriteLock();
       hnsw.resizeIndex(std::max(hnsw.max_elements_ * 2, hnsw.cur_element_count + added));
     }
   } catch (const std::exception& e) {
     return Status::Internal(std::string("vector index: ") + e.what());
   }
-  return ParallelFor(order.size(), [&](size_t n) {
-    const size_t i = order[n];
-    hnsw.addPoint(vectors.data() + i * dim, static_cast<hnswlib::labeltype>(ids[i]));
-  });
+  // From the back, so that what is left pending stays a prefix of the array.
+  while (!ids_.empty()) {
+    const size_t first = ids_.size() - std::min(kFoldChunk, ids_.size());
+    auto lock = WriteLock();
+    CILIA_RETURN_IF_ERROR(ParallelFor(ids_.size() - first, [&](size_t n) {
+      const size_t slot = first + n;
+      hnsw.addPoint(vectors_.data() + slot * dim, static_cast<hnswlib::labeltype>(ids_[slot]));
+    }));
+    for (size_t slot = first; slot < ids_.size(); ++slot) slot_of_.erase(ids_[slot]);
+    ids_.resize(first);
+    vectors_.resize(first * dim);
+  }
+  return Status::Ok();
 }
 
 Result<std::unique_ptr<VectorIndex::Graph>> VectorIndex::BuildGraph(size_t capacity) const {
@@ -337,7 +380,7 @@ Result<std::unique_ptr<VectorIndex::Graph>> VectorIndex::BuildGraph(size_t capac
 
 void VectorIndex::Remove(int64_t id) {
   std::lock_guard write(write_mutex_);
-  if (graph_) {
+  if (graph_ && !slot_of_.contains(id)) {
     {
       auto lock = WriteLock();
       if (!graph_->HasLive(id)) return;
@@ -370,7 +413,7 @@ void VectorIndex::Remove(int64_t id) {
 void VectorIndex::MaybeCompact() {
   const size_t live = graph_->live();
   if (graph_->hnsw.num_deleted_ <= live) return;
-  if (live < hnsw_threshold_) {
+  if (live + ids_.size() < hnsw_threshold_) {
     ReplaceGraphWithFlat();
     return;
   }
@@ -386,8 +429,12 @@ void VectorIndex::ReplaceGraphWithFlat() {
   std::unordered_map<int64_t, size_t> slot_of;
   const size_t dim = static_cast<size_t>(dimension_);
   try {
-    vectors.reserve(graph_->live() * dim);
-    ids.reserve(graph_->live());
+    // The pending vectors keep their slots; the graph's live ones follow.
+    vectors = vectors_;
+    ids = ids_;
+    slot_of = slot_of_;
+    vectors.reserve((ids_.size() + graph_->live()) * dim);
+    ids.reserve(ids_.size() + graph_->live());
     graph_->ForEachLive([&](int64_t id, const float* v) {
       slot_of.emplace(id, ids.size());
       ids.push_back(id);
@@ -403,9 +450,10 @@ void VectorIndex::ReplaceGraphWithFlat() {
   graph_.reset();
 }
 
-Status VectorIndex::SaveTo(const std::string& path) const {
+Status VectorIndex::SaveTo(const std::string& path) {
   namespace fs = std::filesystem;
   std::lock_guard write(write_mutex_);  // searches may go on: saving only reads
+  CILIA_RETURN_IF_ERROR(FoldPendingLocked());  // in graph mode the file holds the graph alone
   FileHeader header{};
   std::memcpy(header.magic, kFileMagic, sizeof(kFileMagic));
   header.version = kFileVersion;
@@ -501,7 +549,8 @@ std::vector<std::pair<int64_t, float>> VectorIndex::Search(std::span<const float
   if (query.size() != static_cast<size_t>(dimension_) || k == 0) return {};
   auto lock = ReadLock();
   try {
-    return graph_ ? SearchGraph(query.data(), k, allow) : ScanFlat(query.data(), k, allow);
+    if (!graph_) return ScanFlat(query.data(), k, allow);
+    return Merge(SearchGraph(query.data(), k, allow), ScanFlat(query.data(), k, allow), k);
   } catch (const std::exception&) {
     return {};  // only out of memory gets here; nothing found is the one honest answer
   }
@@ -518,7 +567,7 @@ std::vector<std::pair<int64_t, float>> VectorIndex::SearchAllowed(std::span<cons
                                               : ScanFlat(query.data(), k, allow);
     }
     if (allowed_ids.size() <= graph_->live() / kExactScanShare) return ScanIds(query.data(), k, allowed_ids);
-    return SearchGraph(query.data(), k, allow, allowed_ids);
+    return Merge(SearchGraph(query.data(), k, allow, allowed_ids), ScanFlat(query.data(), k, allow), k);
   } catch (const std::exception&) {
     return {};  // as in Search
   }
@@ -549,10 +598,8 @@ std::vector<VectorIndex::Hit> VectorIndex::ScanIds(const float* query, size_t k,
   const size_t dim = static_cast<size_t>(dimension_);
   TopK top(k);
   for (int64_t id : ids) {
-    const float* vector = nullptr;
-    if (graph_) {
-      vector = graph_->LiveVector(id);
-    } else if (auto it = slot_of_.find(id); it != slot_of_.end()) {
+    const float* vector = graph_ ? graph_->LiveVector(id) : nullptr;
+    if (auto it = vector ? slot_of_.end() : slot_of_.find(id); it != slot_of_.end()) {
       vector = vectors_.data() + it->second * dim;
     }
     if (vector) top.Offer(id, Dot(query, vector, dim));

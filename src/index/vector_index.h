@@ -12,9 +12,15 @@
 // tombstones, and the graph is rebuilt when tombstones outnumber live vectors
 // (back to flat when fewer than the threshold remain).
 //
+// In graph mode new vectors wait in the flat array (searched exactly beside
+// the graph) until kFoldAt of them are there, then go into the graph
+// together, on every core: one graph insert costs ~1,000 distances, which one
+// by one on the ingest thread was most of what ingest spent past the
+// threshold (bench/RESULTS.md).
+//
 // Thread-safety: any number of concurrent Search calls; writers take turns and
 // block searches only while they change the structure (not while the graph is
-// first built).
+// first built; a fold blocks them one chunk of inserts at a time).
 #pragma once
 
 #include <cstddef>
@@ -37,6 +43,8 @@ namespace cilia::index {
 class VectorIndex {
  public:
   static constexpr size_t kDefaultHnswThreshold = 50000;
+  // Vectors waiting beside the graph at which they are folded into it.
+  static constexpr size_t kFoldAt = 1024;
 
   // dimension below 1 is taken as 1.
   explicit VectorIndex(int dimension, size_t hnsw_threshold = kDefaultHnswThreshold);
@@ -76,6 +84,10 @@ class VectorIndex {
   size_t size() const;
   int dimension() const { return dimension_; }
   bool uses_graph() const;  // true from the threshold on
+  // In graph mode, the vectors not in the graph yet (0 in flat mode).
+  size_t pending() const;
+  // Puts the pending vectors into the graph now (when saving, and for tests).
+  Status FoldPending();
 
   // A cache file of the contents, so a start need not rebuild the graph:
   // `path` holds a header (and in flat mode the ids and the vectors as
@@ -85,8 +97,9 @@ class VectorIndex {
   // the graph at load). Both are written under temporary names and renamed
   // into place. The file is for this machine (native byte order); keying it
   // to the embedder and the table's version is the caller's part. Searches
-  // go on meanwhile; writers wait.
-  Status SaveTo(const std::string& path) const;
+  // go on meanwhile; writers wait. Pending vectors are folded into the graph
+  // first.
+  Status SaveTo(const std::string& path);
   // IOError when a file is missing, cut short or not such a cache file.
   static Result<std::unique_ptr<VectorIndex>> LoadFrom(const std::string& path,
                                                        size_t hnsw_threshold = kDefaultHnswThreshold);
@@ -97,7 +110,11 @@ class VectorIndex {
 
   Status Check(std::span<const int64_t> ids, std::span<const float> vectors) const;
   void UpsertFlat(std::span<const int64_t> ids, std::span<const float> vectors);
-  Status UpsertGraph(std::span<const int64_t> ids, std::span<const float> vectors);
+  // Graph mode: into the pending array (the graph's copy of an id becomes a
+  // tombstone), folded when kFoldAt are waiting. The caller holds write_mutex_.
+  Status UpsertPending(std::span<const int64_t> ids, std::span<const float> vectors);
+  // Moves every pending vector into the graph; the caller holds write_mutex_.
+  Status FoldPendingLocked();
   // Builds a graph of every live vector, without blocking searches; the
   // caller holds write_mutex_.
   Result<std::unique_ptr<Graph>> BuildGraph(size_t capacity) const;
@@ -126,12 +143,14 @@ class VectorIndex {
   mutable std::mutex turnstile_;
   mutable std::shared_mutex data_mutex_;
 
-  // Flat mode: slot i holds ids_[i] and floats [i*dim, (i+1)*dim) of vectors_.
+  // Slot i holds ids_[i] and floats [i*dim, (i+1)*dim) of vectors_: every
+  // vector in flat mode, the pending ones in graph mode (an id is never live
+  // in both).
   std::vector<float> vectors_;
   std::vector<int64_t> ids_;
   std::unordered_map<int64_t, size_t> slot_of_;
 
-  // Graph mode (flat storage then empty).
+  // Graph mode.
   std::unique_ptr<Graph> graph_;
 };
 

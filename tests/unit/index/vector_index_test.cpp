@@ -391,6 +391,90 @@ TEST(VectorIndexTest, GraphWithManyTombstonesIsRebuiltAboveTheThreshold) {
   EXPECT_EQ(index.Search(corpus.at(2500), 1)[0].first, 2500);
 }
 
+// Past the threshold, new vectors wait beside the graph and are found exactly
+// until kFoldAt of them go into the graph together.
+TEST(VectorIndexTest, NewVectorsInGraphModeAreFoundAtOnceAndFoldedInBatches) {
+  constexpr size_t kGraph = 1000;
+  Corpus corpus(kGraph + VectorIndex::kFoldAt + 10, 16, 15);
+  VectorIndex index(16, kGraph);
+  ASSERT_TRUE(index.UpsertMany(std::span(corpus.ids).first(kGraph), std::span(corpus.flat).first(kGraph * 16)).ok());
+  ASSERT_TRUE(index.uses_graph());
+  EXPECT_EQ(index.pending(), 0u);
+
+  for (size_t i = kGraph; i < kGraph + VectorIndex::kFoldAt - 1; ++i) {
+    ASSERT_TRUE(index.Upsert(static_cast<int64_t>(i), corpus.at(i)).ok());
+  }
+  EXPECT_EQ(index.pending(), VectorIndex::kFoldAt - 1);
+  EXPECT_EQ(index.size(), kGraph + VectorIndex::kFoldAt - 1);
+  for (size_t i : {size_t{0}, kGraph, kGraph + VectorIndex::kFoldAt - 2}) {
+    const Hits found = index.Search(corpus.at(i), 1);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].first, static_cast<int64_t>(i));
+    EXPECT_NEAR(found[0].second, 1.0f, 1e-5);
+  }
+  // Among the ten best, every id once, and the truth of the whole corpus so far.
+  const Corpus& c = corpus;
+  const size_t held = kGraph + VectorIndex::kFoldAt - 1;
+  const Hits top = index.Search(corpus.at(kGraph + 3), 10, [](int64_t) { return true; });
+  const std::vector<int64_t> top_ids = Ids(top);
+  EXPECT_EQ(std::set<int64_t>(top_ids.begin(), top_ids.end()).size(), top.size());
+  EXPECT_EQ(top[0].first, static_cast<int64_t>(kGraph + 3));
+  EXPECT_GE(RecallAt(top, BruteForce(c, corpus.at(kGraph + 3), 10, [&](int64_t id) {
+              return static_cast<size_t>(id) < held;
+            })),
+            0.9);
+
+  ASSERT_TRUE(index.Upsert(static_cast<int64_t>(held), corpus.at(held)).ok());  // the kFoldAt-th
+  EXPECT_EQ(index.pending(), 0u);
+  EXPECT_EQ(index.size(), held + 1);
+  for (size_t i : {kGraph, held}) EXPECT_EQ(index.Search(corpus.at(i), 1)[0].first, static_cast<int64_t>(i));
+}
+
+TEST(VectorIndexTest, APendingVectorReplacesTheGraphsAndCanBeRemoved) {
+  Corpus corpus(1200, 16, 16);
+  VectorIndex index(16, 1000);
+  Load(index, corpus);
+  ASSERT_TRUE(index.uses_graph());
+  ASSERT_EQ(index.pending(), 0u);
+
+  ASSERT_TRUE(index.Upsert(7, corpus.at(900)).ok());  // id 7 now holds 900's vector
+  EXPECT_EQ(index.pending(), 1u);
+  EXPECT_EQ(index.size(), 1200u);
+  const Hits near_900 = index.Search(corpus.at(900), 2);
+  ASSERT_EQ(near_900.size(), 2u);
+  EXPECT_EQ(std::set<int64_t>({near_900[0].first, near_900[1].first}), std::set<int64_t>({7, 900}));
+  for (const auto& hit : index.Search(corpus.at(7), 5)) EXPECT_NE(hit.first, 7) << "the old vector of 7 is gone";
+  // The exact path over listed ids sees the pending copy too.
+  const std::vector<int64_t> listed = {7, 8};
+  const Hits exact = index.SearchAllowed(corpus.at(900), 1, listed, [](int64_t id) { return id == 7 || id == 8; });
+  ASSERT_EQ(exact.size(), 1u);
+  EXPECT_EQ(exact[0].first, 7);
+
+  index.Remove(7);
+  EXPECT_EQ(index.pending(), 0u);
+  EXPECT_EQ(index.size(), 1199u);
+  for (const auto& hit : index.Search(corpus.at(900), 5)) EXPECT_NE(hit.first, 7);
+  ASSERT_TRUE(index.FoldPending().ok());  // nothing to fold: a no-op
+  EXPECT_EQ(index.size(), 1199u);
+}
+
+TEST(VectorIndexTest, FallingBackToFlatKeepsThePendingVectors) {
+  Corpus corpus(1600, 16, 17);
+  VectorIndex index(16, 1000);
+  ASSERT_TRUE(index.UpsertMany(std::span(corpus.ids).first(1500), std::span(corpus.flat).first(1500 * 16)).ok());
+  for (size_t i = 1500; i < 1600; ++i) ASSERT_TRUE(index.Upsert(static_cast<int64_t>(i), corpus.at(i)).ok());
+  ASSERT_EQ(index.pending(), 100u);
+
+  // The 751st removal leaves more tombstones than live vectors in the graph,
+  // and fewer than the threshold live ones with the pending.
+  for (int64_t id = 0; id <= 750; ++id) index.Remove(id);
+
+  EXPECT_FALSE(index.uses_graph());
+  EXPECT_EQ(index.pending(), 0u);
+  EXPECT_EQ(index.size(), 849u);
+  for (size_t i : {751, 1499, 1500, 1599}) EXPECT_EQ(index.Search(corpus.at(i), 1)[0].first, static_cast<int64_t>(i));
+}
+
 TEST(VectorIndexTest, SearchesRunWhileAWriterChangesTheIndex) {
   constexpr int kDim = 16;
   Corpus corpus(3000, kDim, 15);
@@ -512,6 +596,23 @@ TEST_F(VectorIndexFileTest, GraphRoundTripsAndKeepsGrowing) {
   EXPECT_EQ(copy.size(), 2498u);
   EXPECT_EQ(copy.Search(corpus.at(2400), 1)[0].first, 2400);
   EXPECT_NE(copy.Search(corpus.at(5), 1)[0].first, 5);
+}
+
+TEST_F(VectorIndexFileTest, SavingFoldsThePendingVectorsIntoTheSavedGraph) {
+  Corpus corpus(1100, 24, 23);
+  VectorIndex index(24, 1000);
+  ASSERT_TRUE(index.UpsertMany(std::span(corpus.ids).first(1000), std::span(corpus.flat).first(1000 * 24)).ok());
+  for (size_t i = 1000; i < 1100; ++i) ASSERT_TRUE(index.Upsert(static_cast<int64_t>(i), corpus.at(i)).ok());
+  ASSERT_EQ(index.pending(), 100u);
+
+  ASSERT_TRUE(index.SaveTo(path_).ok());
+  EXPECT_EQ(index.pending(), 0u);
+  auto loaded = VectorIndex::LoadFrom(path_, 1000);
+
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->size(), 1100u);
+  EXPECT_EQ((*loaded)->Search(corpus.at(1050), 1)[0].first, 1050);
+  ExpectSameAnswers(index, **loaded, 24);
 }
 
 TEST_F(VectorIndexFileTest, EmptyIndexRoundTrips) {
