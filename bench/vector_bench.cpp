@@ -98,7 +98,7 @@ void BM_GraphBuild(benchmark::State& state) {
 void BM_CacheLoad(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   const bool graph = state.range(1) != 0;
-  const VectorIndex& index = IndexOf(n, 256, graph);
+  VectorIndex& index = IndexOf(n, 256, graph);
   const std::string path =
       (std::filesystem::temp_directory_path() / ("cilia-vector-bench-" + std::to_string(getpid()) + ".cache")).string();
   if (!index.SaveTo(path).ok()) std::abort();
