@@ -79,6 +79,17 @@ double RecallAt(const Hits& found, const Hits& truth) {
 
 void Load(VectorIndex& index, const Corpus& c) { ASSERT_TRUE(index.UpsertMany(c.ids, c.flat).ok()); }
 
+// Graph mode over the corpus's first `in_graph` vectors (at least the index's
+// threshold), the rest upserted one by one after, so that they wait beside the
+// graph (fewer than VectorIndex::kFoldAt of them).
+void LoadWithPending(VectorIndex& index, const Corpus& c, size_t in_graph) {
+  const size_t dim = static_cast<size_t>(c.dim);
+  ASSERT_TRUE(index.UpsertMany(std::span(c.ids).first(in_graph), std::span(c.flat).first(in_graph * dim)).ok());
+  for (size_t i = in_graph; i < c.ids.size(); ++i) ASSERT_TRUE(index.Upsert(c.ids[i], c.at(i)).ok());
+  ASSERT_TRUE(index.uses_graph());
+  ASSERT_EQ(index.pending(), c.ids.size() - in_graph);
+}
+
 TEST(VectorIndexTest, FlatScanIsExact) {
   Corpus corpus(3000, 48, 1);
   VectorIndex index(48);
@@ -461,9 +472,7 @@ TEST(VectorIndexTest, APendingVectorReplacesTheGraphsAndCanBeRemoved) {
 TEST(VectorIndexTest, FallingBackToFlatKeepsThePendingVectors) {
   Corpus corpus(1600, 16, 17);
   VectorIndex index(16, 1000);
-  ASSERT_TRUE(index.UpsertMany(std::span(corpus.ids).first(1500), std::span(corpus.flat).first(1500 * 16)).ok());
-  for (size_t i = 1500; i < 1600; ++i) ASSERT_TRUE(index.Upsert(static_cast<int64_t>(i), corpus.at(i)).ok());
-  ASSERT_EQ(index.pending(), 100u);
+  LoadWithPending(index, corpus, 1500);
 
   // The 751st removal leaves more tombstones than live vectors in the graph,
   // and fewer than the threshold live ones with the pending.
@@ -601,9 +610,7 @@ TEST_F(VectorIndexFileTest, GraphRoundTripsAndKeepsGrowing) {
 TEST_F(VectorIndexFileTest, SavingFoldsThePendingVectorsIntoTheSavedGraph) {
   Corpus corpus(1100, 24, 23);
   VectorIndex index(24, 1000);
-  ASSERT_TRUE(index.UpsertMany(std::span(corpus.ids).first(1000), std::span(corpus.flat).first(1000 * 24)).ok());
-  for (size_t i = 1000; i < 1100; ++i) ASSERT_TRUE(index.Upsert(static_cast<int64_t>(i), corpus.at(i)).ok());
-  ASSERT_EQ(index.pending(), 100u);
+  LoadWithPending(index, corpus, 1000);
 
   ASSERT_TRUE(index.SaveTo(path_).ok());
   EXPECT_EQ(index.pending(), 0u);
