@@ -1,8 +1,9 @@
 // The `cilia ingest` rate as the archive grows (issue 16): --step synthetic messages
 // (bench/lib/synth.mjs, a new seed and id prefix per step) are written as one JSON Lines file
 // and loaded with `cilia ingest` into the same data dir, --steps times; prints the rate of each
-// step. Only the ingest itself is timed (windows and BM25 are written by it; vectors are the
-// indexer's work in `cilia serve`, which does not run here).
+// step. Only the ingest itself is timed: it writes the messages, windows, BM25 and (the hash
+// embedder being fast) the vectors, in memory and in the same commit, and past the HNSW threshold
+// it inserts them into the graph; each step is a new process, which first loads the archive.
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
