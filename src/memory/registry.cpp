@@ -147,28 +147,28 @@ void Registry::BackgroundLoop() {
         }
         Status st = Archive(**ns).IndexPending();
         if (!st.ok()) LogWarn("indexing {}: {}", name, st.ToString());
-        for (;;) {
-          auto n = (*ns)->EmbedMissing(256);
-          if (!n.ok()) {
-            LogWarn("embedding {}: {}", name, n.status().ToString());
-            break;
+        // Each step does one batch; between batches a Stop() is heeded. False: stopping.
+        auto drain = [&](std::string_view what, const std::function<Result<bool>()>& step) {
+          for (;;) {
+            auto more = step();
+            if (!more.ok()) {
+              LogWarn("{} {}: {}", what, name, more.status().ToString());
+              return true;
+            }
+            if (!*more) return true;
+            std::lock_guard<std::mutex> lock(queue_mu_);
+            if (stopping_) return false;
           }
-          if (*n == 0) break;
-          std::lock_guard<std::mutex> lock(queue_mu_);
-          if (stopping_) return;
+        };
+        if (!drain("embedding", [&]() -> Result<bool> {
+              CILIA_ASSIGN_OR_RETURN(int embedded, (*ns)->EmbedMissing(256));
+              return embedded > 0;
+            })) {
+          return;
         }
         // Archives from before float16 vectors: 1,000 rows a transaction,
         // so ingest waits for the writer at most one batch.
-        for (;;) {
-          auto more = (*ns)->NarrowVectors(1000);
-          if (!more.ok()) {
-            LogWarn("rewriting the vectors of {} as float16: {}", name, more.status().ToString());
-            break;
-          }
-          if (!*more) break;
-          std::lock_guard<std::mutex> lock(queue_mu_);
-          if (stopping_) return;
-        }
+        if (!drain("rewriting as float16 the vectors of", [&] { return (*ns)->NarrowVectors(1000); })) return;
       }
       continue;
     }
