@@ -4,9 +4,12 @@ namespace cilia::store {
 
 namespace {
 
-// The claim row when nobody holds it or its holder's claim has expired.
+// The claim row when nobody holds it or its holder's claim has expired; in
+// SQLite also when another process holds it, since only this one can be alive
+// (JobRunRepo::MarkInterrupted).
 constexpr std::string_view kFreeClaim =
-    "SELECT 1 FROM job_claims WHERE job = ? AND (holder IS NULL OR expires_at < ?)";
+    "SELECT 1 FROM job_claims WHERE job = ?1 AND (holder IS NULL OR expires_at < ?2 OR "
+    "(CAST(?3 AS text) IS NOT NULL AND holder <> ?3))";
 
 // The claim's transaction, rolled back unless committed. Not Transaction:
 // on PostgreSQL that takes the namespace's writer lock, which would make a
@@ -50,13 +53,17 @@ Result<std::optional<int64_t>> JobClaimRepo::Claim(const JobClaimRequest& reques
                                          ? std::string(kFreeClaim) + " FOR UPDATE SKIP LOCKED"
                                          : std::string(kFreeClaim)));
   free->Bind(1, request.job).Bind(2, request.now);
+  if (db_.dialect() == Dialect::kSqlite)
+    free->Bind(3, request.holder);
+  else
+    free->BindNull(3);
   CILIA_ASSIGN_OR_RETURN(const bool claimable, free->Exists());
   if (!claimable) return std::optional<int64_t>();
   JobRunRepo runs(db_);
   // An expired claim's holder died in its run (or lost the store for longer
-  // than a claim lasts): that run ends interrupted first, so that `wanted`
+  // than a claim lasts; in SQLite, any other holder): that run ends interrupted first, so that `wanted`
   // sees how it ended.
-  CILIA_RETURN_IF_ERROR(runs.MarkInterrupted(request.now).status());
+  CILIA_RETURN_IF_ERROR(runs.MarkInterrupted(request.now, request.holder).status());
   CILIA_ASSIGN_OR_RETURN(std::optional<JobRun> latest, runs.Latest(request.job));
   if (!wanted(latest)) return std::optional<int64_t>();  // rolled back: the claim stays free
   CILIA_ASSIGN_OR_RETURN(const int64_t id, runs.Start(request.job, request.name_space, request.started_by, request.now));

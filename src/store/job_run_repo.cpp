@@ -95,13 +95,18 @@ Result<std::optional<JobRun>> JobRunRepo::Latest(std::string_view job) {
   return std::optional<JobRun>(std::move(runs.front()));
 }
 
-Result<int64_t> JobRunRepo::MarkInterrupted(UnixMs now) {
+Result<int64_t> JobRunRepo::MarkInterrupted(UnixMs now, std::string_view self) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("UPDATE job_runs SET ended_at = ?1, outcome = 'failed', "
                                                     "error = 'interrupted: the process ended during the run' "
                                                     "WHERE outcome = 'running' AND NOT EXISTS (SELECT 1 FROM "
                                                     "job_claims c WHERE c.job = job_runs.job AND c.run_id = "
-                                                    "job_runs.id AND c.expires_at >= ?1)"));
+                                                    "job_runs.id AND c.expires_at >= ?1 AND "
+                                                    "(CAST(?2 AS text) IS NULL OR c.holder = ?2))"));
   s->Bind(1, now);
+  if (db_.dialect() == Dialect::kSqlite)
+    s->Bind(2, self);
+  else
+    s->BindNull(2);
   CILIA_RETURN_IF_ERROR(s->Run());
   return int64_t{db_.Changes()};
 }

@@ -53,8 +53,12 @@ class JobRunRepo {
   // Runs left "running" by a process that ended under them become failed
   // ("interrupted"): those that no claim live at `now` names (store/
   // job_claim_repo.h), so that another gateway's run in progress stays
-  // running while its holder extends the claim. Returns how many.
-  Result<int64_t> MarkInterrupted(UnixMs now);
+  // running while its holder extends the claim. Returns how many. `self` is
+  // the process asking (JobClaimRequest::holder): in SQLite only it can be
+  // alive among the holders (one process at a time runs a data dir's jobs,
+  // core/data_dir_lock.h), so another holder's claim is a killed process's
+  // and its run is marked at once, not after the claim expires.
+  Result<int64_t> MarkInterrupted(UnixMs now, std::string_view self);
   // Retention: drops finished runs started before `before`; returns how many.
   Result<int64_t> DeleteBefore(UnixMs before);
 

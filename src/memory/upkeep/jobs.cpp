@@ -388,7 +388,7 @@ std::vector<store::JobRun> Scheduler::RunDue() {
       continue;
     }
     auto marked = (*ns)->store().Write([&](store::Database& db) {
-      return store::JobRunRepo(db).MarkInterrupted(clock_.Now());
+      return store::JobRunRepo(db).MarkInterrupted(clock_.Now(), ClaimHolder());
     });
     if (!marked.ok()) LogWarn("jobs: namespace {}: {}", name, marked.status().ToString());
     for (const JobSpec& job : jobs_) {

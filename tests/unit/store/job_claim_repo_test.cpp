@@ -51,8 +51,14 @@ class JobClaimRepoTest : public testing::BackendTest {
   }
 };
 
+// Two gateways' claims, as the next tests have them, are PostgreSQL's: in
+// SQLite only one process runs a data dir's jobs (serve.lock), so another
+// holder's claim is a killed process's (InSqliteAnotherProcesssClaimIsDead).
+constexpr char kOneProcessInSqlite[] = "SQLite: one process holds the data dir, another holder is a killed one";
+
 TEST_P(JobClaimRepoTest, OfTwoClaimantsOneWinsAndAfterItFinishesTheOtherDoesNotRunItAgain) {
   if (Skipped()) return;
+  if (!OnPostgres()) GTEST_SKIP() << kOneProcessInSqlite;
   auto other = Connect();
   ASSERT_TRUE(other);
   JobClaimRepo a(db()), b(*other);
@@ -86,15 +92,16 @@ TEST_P(JobClaimRepoTest, EachJobHasAClaimOfItsOwn) {
 
 TEST_P(JobClaimRepoTest, AnExpiredClaimIsTakenOverAndItsRunMarkedInterruptedButALiveOnesRunIsNot) {
   if (Skipped()) return;
+  if (!OnPostgres()) GTEST_SKIP() << kOneProcessInSqlite;
   auto other = Connect();
   ASSERT_TRUE(other);
   JobClaimRepo a(db()), b(*other);
   const int64_t died = **a.Claim(Ask("a", 1000), Always);  // expires at 1300 unless extended
-  EXPECT_EQ(*JobRunRepo(*other).MarkInterrupted(1200), 0) << "its claim is live";
+  EXPECT_EQ(*JobRunRepo(*other).MarkInterrupted(1200, "b"), 0) << "its claim is live";
   EXPECT_EQ(Run(died).outcome, JobOutcome::kRunning);
   ASSERT_TRUE(*a.Extend("nightly", "a", died, 1500)) << "a extends it while the run lives";
   EXPECT_FALSE(b.Claim(Ask("b", 1400), Always)->has_value()) << "extended past 1400";
-  EXPECT_EQ(*JobRunRepo(*other).MarkInterrupted(1400), 0);
+  EXPECT_EQ(*JobRunRepo(*other).MarkInterrupted(1400, "b"), 0);
 
   // a stops extending (its process was killed); past 1500 the claim is b's.
   auto taken = b.Claim(Ask("b", 1600), Always);
@@ -108,7 +115,32 @@ TEST_P(JobClaimRepoTest, AnExpiredClaimIsTakenOverAndItsRunMarkedInterruptedButA
   EXPECT_FALSE(*a.Extend("nightly", "a", died, 1900)) << "a, come back, learns it lost the claim";
   ASSERT_TRUE(a.Release("nightly", "a", died).ok());
   EXPECT_FALSE(a.Claim(Ask("a", 1700), Always)->has_value()) << "a's release did not free b's claim";
-  EXPECT_EQ(*JobRunRepo(db()).MarkInterrupted(1700), 0) << "b's run is alive";
+  EXPECT_EQ(*JobRunRepo(db()).MarkInterrupted(1700, "a"), 0) << "b's run is alive";
+}
+
+// A gateway killed mid-run and started again: in SQLite the new process is
+// the only one that can hold the data dir, so the old one's claim is dead at
+// once, not after it expires; in PostgreSQL it may be another gateway's, live
+// until it expires. A process's own live claim holds in both.
+TEST_P(JobClaimRepoTest, InSqliteAnotherProcesssClaimIsDead) {
+  if (Skipped()) return;
+  JobClaimRepo repo(db());
+  const int64_t killed = **repo.Claim(Ask("old-pid", 1000), Always);
+  EXPECT_FALSE(repo.Claim(Ask("old-pid", 1100), Always)->has_value()) << "its own live claim holds";
+  EXPECT_EQ(*JobRunRepo(db()).MarkInterrupted(1100, "old-pid"), 0);
+  if (OnPostgres()) {
+    EXPECT_EQ(*JobRunRepo(db()).MarkInterrupted(1100, "new-pid"), 0) << "another gateway's live run";
+    EXPECT_FALSE(repo.Claim(Ask("new-pid", 1100), Always)->has_value());
+    return;
+  }
+  EXPECT_EQ(*JobRunRepo(db()).MarkInterrupted(1100, "new-pid"), 1) << "long before the claim expires at 1300";
+  EXPECT_EQ(Run(killed).outcome, JobOutcome::kFailed);
+  EXPECT_THAT(Run(killed).error, HasSubstr("interrupted"));
+  auto taken = repo.Claim(Ask("new-pid", 1100), Always);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  ASSERT_TRUE(taken->has_value()) << "the new process runs the job at once";
+  EXPECT_EQ(Run(**taken).outcome, JobOutcome::kRunning);
+  EXPECT_EQ(*JobRunRepo(db()).MarkInterrupted(1200, "new-pid"), 0) << "its own run is alive";
 }
 
 TEST_P(JobClaimRepoTest, AClaimNotWantedChangesNothing) {

@@ -40,7 +40,7 @@ TEST_P(JobRunRepoTest, InterruptedRunsFailAndRetentionKeepsRunningOnes) {
   auto done = repo.Start("extract", "default", "schedule", 100);
   ASSERT_TRUE(repo.Finish(*done, JobOutcome::kOk, "", 0, {}, 101).ok());
   EXPECT_EQ(*repo.DeleteBefore(1000), 1) << "the running one stays";
-  EXPECT_EQ(*repo.MarkInterrupted(500), 1);
+  EXPECT_EQ(*repo.MarkInterrupted(500, "this-process"), 1);
   auto left = repo.List(std::nullopt, std::nullopt, 10);
   ASSERT_EQ(left->size(), 1u);
   EXPECT_EQ((*left)[0].outcome, JobOutcome::kFailed);
