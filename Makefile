@@ -4,7 +4,7 @@
 PRESET ?= default
 ARGS ?=
 
-.PHONY: all setup build run test unit e2e e2e-pg bench asan fuzz clean
+.PHONY: all setup build run test unit e2e e2e-pg e2e-both bench asan fuzz clean
 
 all: build
 
@@ -31,7 +31,16 @@ e2e: build
 e2e-pg: build
 	bash scripts/pg-test.sh run env CILIA_E2E_STORE=postgres node --test --test-concurrency=1 tests/e2e/
 
-test: setup build unit e2e e2e-pg
+# Both end-to-end suites side by side: they spend most of their time waiting on
+# the servers they start, so together they take little longer than one. The
+# PostgreSQL suite's report follows the SQLite one's.
+e2e-both: build
+	@log=$$(mktemp); $(MAKE) --no-print-directory e2e-pg >"$$log" 2>&1 & pg=$$!; \
+	$(MAKE) --no-print-directory e2e; sqlite=$$?; wait $$pg; postgres=$$?; \
+	echo "== e2e-pg"; cat "$$log"; rm -f "$$log"; \
+	echo "e2e: sqlite exit $$sqlite, postgres exit $$postgres"; [ $$sqlite = 0 ] && [ $$postgres = 0 ]
+
+test: setup build unit e2e-both
 
 asan:
 	$(MAKE) PRESET=asan build
