@@ -34,8 +34,9 @@ namespace {
 // How long requests in flight may take to finish after a stop signal. Idle
 // keep-alive connections close within server.keep_alive_timeout_s.
 constexpr std::chrono::seconds kShutdownGrace{5};
-// The indexer and the job scheduler each hold an executor worker.
-constexpr size_t kLoopWorkers = 2;
+// The indexer, the job scheduler and (on PostgreSQL) the change feed each
+// hold an executor worker.
+constexpr size_t kLoopWorkers = 3;
 
 // Blocks SIGINT and SIGTERM in this thread and every thread started after it,
 // so that they are taken only by sigwait below, never by a handler running
@@ -96,10 +97,10 @@ int RunServe(const CommandLine& command_line) {
   if (Status first_key = CreateFirstKeyIfNone(**keys, *config); !first_key.ok()) {
     return ExitWithError(first_key, kExitFailure);
   }
-  // All background work runs here: the indexer and the scheduler hold one
-  // worker each for as long as serve runs; the rest is per request (recall's
-  // lanes among it). Declared before the registry, which hands it to every
-  // namespace, so that it outlives them.
+  // All background work runs here: the indexer, the scheduler and the
+  // change feed hold one worker each for as long as serve runs; the rest is
+  // per request (recall's lanes among it). Declared before the registry,
+  // which hands it to every namespace, so that it outlives them.
   Executor executor(static_cast<size_t>(config->server.threads) + kLoopWorkers,
                     static_cast<size_t>(config->server.threads));
   auto registry = memory::Registry::Open(*config, Clock::System(), &executor);

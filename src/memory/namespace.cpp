@@ -10,6 +10,8 @@
 
 #include "store/excerpt_repo.h"
 #include "store/message_repo.h"
+#include "store/postgres_pool.h"
+#include "store/vector_table.h"
 #include "store/window_repo.h"
 #include "text/segmenter.h"
 
@@ -22,6 +24,14 @@ Result<std::shared_ptr<Namespace>> Namespace::Open(const NamespaceOptions& optio
   CILIA_ASSIGN_OR_RETURN(ns->store_, store::NamespaceStore::Open(
                                              {options.name, options.dir, options.full_sync, options.postgres}));
   ns->vectors_ = std::make_unique<index::VectorIndex>(ns->embedder_->dimension(), options.hnsw_threshold);
+  if (options.postgres) {
+    // Read before the load: a change that lands during it is applied again
+    // by the first CatchUp, which only re-reads rows.
+    CILIA_ASSIGN_OR_RETURN(ns->applied_change_, ns->store_->Read([](store::Database& db) {
+      return store::ChangeLogRepo(db).Newest();
+    }));
+  }
+  ns->caught_up_at_ = clock.Now();
   CILIA_RETURN_IF_ERROR(ns->LoadCaches().With("namespace " + options.name));
   CILIA_RETURN_IF_ERROR(ns->excerpts_.Load(*ns->store_, *ns->embedder_, options.hnsw_threshold)
                             .With("excerpts of namespace " + options.name));
@@ -91,6 +101,73 @@ Status Namespace::SaveVectorCache() {
   std::ofstream out(VectorCachePath() + ".key", std::ios::trunc);
   out << CacheKey(embedder_->id(), stats);
   return out ? Status::Ok() : Status::IOError("write " + VectorCachePath() + ".key");
+}
+
+Result<int> Namespace::CatchUp() {
+  if (!options_.postgres) return 0;
+  std::lock_guard<std::mutex> lock(catch_up_mu_);
+  const std::string& self = options_.postgres->writer();
+  int applied = 0;
+  for (;;) {
+    CILIA_ASSIGN_OR_RETURN(store::ChangeLogRepo::Page page,
+                           store_->Read([&](store::Database& db) -> Result<store::ChangeLogRepo::Page> {
+                             CILIA_ASSIGN_OR_RETURN(auto page, store::ChangeLogRepo(db).After(applied_change_, self, 500));
+                             for (const store::Change& c : page.changes) CILIA_RETURN_IF_ERROR(ApplyChange(db, c));
+                             return page;
+                           }));
+    applied_change_ = page.last_seq;
+    applied += static_cast<int>(page.changes.size());
+    if (!page.more) break;
+  }
+  caught_up_at_ = clock_.Now();
+  return applied;
+}
+
+Status Namespace::ApplyChange(store::Database& db, const store::Change& change) {
+  const int64_t id = change.row;
+  switch (change.kind) {
+    case store::ChangeKind::kWindow: {
+      CILIA_ASSIGN_OR_RETURN(const bool found, store::WindowRepo(db).VisitMeta(id, [&](const store::WindowRepo::Meta& m,
+                                                                                          std::string_view words) {
+        PutWindowMeta(id, {m.conversation_id, m.created_at, m.ended_at, m.access_count});
+        words_.Add(id, words);
+      }));
+      if (!found) {
+        vectors_->Remove(id);
+        words_.Remove(id);
+        RemoveWindowMeta(id);
+      }
+      return Status::Ok();
+    }
+    case store::ChangeKind::kWindowVector: {
+      if (!GetWindowMeta(id)) return Status::Ok();  // a window this gateway does not hold has no vector here
+      CILIA_ASSIGN_OR_RETURN(auto vec, store::VectorTable::Windows(db).Get(id, embedder_->id()));
+      if (vec && static_cast<int>(vec->size()) == embedder_->dimension()) return vectors_->Upsert(id, *vec);
+      vectors_->Remove(id);
+      return Status::Ok();
+    }
+    case store::ChangeKind::kConversation: {
+      CILIA_ASSIGN_OR_RETURN(auto conversation, store::MessageRepo(db).GetConversation(id));
+      PutTitle(id, conversation ? std::string_view(conversation->title) : std::string_view());
+      return Status::Ok();
+    }
+    case store::ChangeKind::kExcerpt: {
+      CILIA_ASSIGN_OR_RETURN(auto entry, store::ExcerptRepo(db).IndexEntry(id));
+      if (!entry) {
+        excerpts_.Remove(id);
+        return Status::Ok();
+      }
+      excerpts_.Put(*entry, nullptr);  // its vector, when it has one, comes by its own change
+      return Status::Ok();
+    }
+    case store::ChangeKind::kExcerptVector: {
+      if (!excerpts_.Meta(id)) return Status::Ok();
+      CILIA_ASSIGN_OR_RETURN(auto vec, store::VectorTable::Excerpts(db).Get(id, embedder_->id()));
+      excerpts_.SetVector(id, vec ? &*vec : nullptr);
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
 }
 
 namespace {

@@ -3,8 +3,10 @@
 // owner's time zone. Archive and recall work on this.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <shared_mutex>
@@ -21,6 +23,7 @@
 #include "index/fusion.h"
 #include "index/vector_index.h"
 #include "memory/excerpts/excerpt_index.h"
+#include "store/change_log_repo.h"
 #include "store/namespace_store.h"
 #include "store/window_repo.h"
 
@@ -103,6 +106,16 @@ class Namespace {
   // time. Returns how many were embedded.
   Result<int> EmbedMissing(int batch);
 
+  // PostgreSQL: applies to the in-memory indexes what other gateways wrote
+  // since the last call (or the open), from the change log
+  // (store/change_log_repo.h), re-reading each row it names: a new or
+  // changed window, vector, title or excerpt is put, a deleted one removed.
+  // Returns how many changes it applied; SQLite: none, ever (one process
+  // holds the data dir). Calls take turns.
+  Result<int> CatchUp();
+  // When CatchUp last read the log to its end (at the open, at first).
+  UnixMs caught_up_at() const { return caught_up_at_.load(); }
+
   // Rewrites up to `batch` vectors stored as float32 (archives written before
   // float16, store/vector_table.h) as float16, windows first, then excerpts,
   // in one transaction; true while some may be left. One pass over the keys
@@ -116,6 +129,7 @@ class Namespace {
             const Clock& clock, Executor* executor)
       : options_(std::move(options)), embedder_(std::move(embedder)), tz_(tz), clock_(clock), executor_(executor) {}
   Status LoadCaches();
+  Status ApplyChange(store::Database& db, const store::Change& change);
   Result<bool> LoadVectorCache(store::WindowRepo& repo);
   std::string VectorCachePath() const { return options_.dir + "/vectors.cache"; }
   // Keeps the window counts and conversation_windows_ in step with meta_;
@@ -145,6 +159,9 @@ class Namespace {
     bool rewrote = false;
   };
   NarrowPass narrow_;
+  std::mutex catch_up_mu_;
+  int64_t applied_change_ = 0;  // the last change log seq read (PostgreSQL), under catch_up_mu_
+  std::atomic<UnixMs> caught_up_at_{0};
 };
 
 }  // namespace cilia::memory

@@ -1,10 +1,12 @@
 #include "memory/registry.h"
 
 #include <filesystem>
+#include <utility>
 
 #include "core/log.h"
 #include "embed/factory.h"
 #include "memory/archive/archive.h"
+#include "store/change_listener.h"
 #include "store/postgres_pool.h"
 
 namespace cilia::memory {
@@ -100,6 +102,14 @@ Status Registry::StartBackground(Executor& executor) {
   auto started = executor.TryBeside(std::function<void()>([this] { BackgroundLoop(); }));
   if (!started) return Status::Busy("no worker free for the background indexer");
   worker_.emplace(std::move(*started));
+  if (postgres_) {
+    auto feed = executor.TryBeside(std::function<void()>([this] { ChangeFeedLoop(); }));
+    if (!feed) {
+      Stop();
+      return Status::Busy("no worker free for the change feed");
+    }
+    feed_.emplace(std::move(*feed));
+  }
   return Status::Ok();
 }
 
@@ -112,6 +122,10 @@ void Registry::Stop() {
   if (worker_) {
     worker_->get();
     worker_.reset();
+  }
+  if (feed_) {
+    feed_->get();
+    feed_.reset();
   }
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [name, ns] : open_) {
@@ -176,6 +190,89 @@ void Registry::BackgroundLoop() {
     if (!ns.ok()) continue;
     Status st = Archive(**ns).IndexConversation(job.second);
     if (!st.ok()) LogWarn("indexing {}: {}", job.first, st.ToString());
+  }
+}
+
+}  // namespace cilia::memory
+
+namespace cilia::memory {
+
+namespace {
+// How long the feed waits for a notification before it looks at every open
+// namespace anyway (a notification lost with its connection), and how often
+// it tries again without a listener.
+constexpr auto kFeedLook = std::chrono::seconds(5);
+constexpr auto kFeedRetry = std::chrono::seconds(1);
+}  // namespace
+
+bool Registry::StopWithin(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  return queue_cv_.wait_for(lock, timeout, [&] { return stopping_; });
+}
+
+bool Registry::CatchUpOpen(const std::set<std::string>* only) {
+  std::vector<std::shared_ptr<Namespace>> open;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [name, ns] : open_) {
+      if (!only || only->count(name)) open.push_back(ns);
+    }
+  }
+  for (const auto& ns : open) {
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      if (stopping_) return false;
+    }
+    // Changes older than the log keeps may be gone: this gateway's copy
+    // cannot be mended, only made again (at the next use).
+    if (clock_.Now() - ns->caught_up_at() > store::kChangeLogKeepMs / 2) {
+      LogWarn("namespace {}: behind the change log for too long; reloading it at its next use", ns->name());
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = open_.find(ns->name());
+      if (it != open_.end() && it->second == ns) open_.erase(it);
+      continue;
+    }
+    auto applied = ns->CatchUp();
+    if (!applied.ok()) {
+      if (!std::exchange(feed_failing_, true)) {
+        LogWarn("the change feed: namespace {}: {}", ns->name(), applied.status().ToString());
+      }
+      continue;
+    }
+    feed_failing_ = false;
+  }
+  return true;
+}
+
+void Registry::ChangeFeedLoop() {
+  std::unique_ptr<store::ChangeListener> listener;
+  auto quiet_since = std::chrono::steady_clock::now();
+  for (;;) {
+    if (!listener) {
+      auto opened = postgres_->OpenListener();
+      if (opened.ok()) {
+        listener = std::move(*opened);
+        if (!CatchUpOpen(nullptr)) return;  // what came while none listened
+        quiet_since = std::chrono::steady_clock::now();
+      } else {
+        if (!std::exchange(feed_failing_, true)) LogWarn("the change feed: {}", opened.status().ToString());
+        if (StopWithin(kFeedRetry)) return;
+        continue;
+      }
+    }
+    auto woken = listener->Wait(kFeedRetry);
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      if (stopping_) return;
+    }
+    if (!woken.ok()) {
+      listener.reset();
+      continue;
+    }
+    const bool look_at_all = std::chrono::steady_clock::now() - quiet_since >= kFeedLook;
+    if (woken->empty() && !look_at_all) continue;
+    if (!CatchUpOpen(look_at_all ? nullptr : &*woken)) return;
+    if (look_at_all) quiet_since = std::chrono::steady_clock::now();
   }
 }
 

@@ -5,6 +5,7 @@
 // gateway reaches through its own pool of connections (store/postgres_pool.h).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -45,7 +46,12 @@ class Registry {
   void ScheduleIndexing(const std::string& ns, int64_t conversation_row);
   // Indexes every pending conversation of every namespace and embeds
   // windows that lack a vector of the current embedder, in the background,
-  // on one of `executor`'s workers, which it holds until Stop().
+  // on one of `executor`'s workers, which it holds until Stop(). On
+  // PostgreSQL a second worker runs the change feed: woken by the change
+  // log's notifications (and looking anyway every few seconds), it applies
+  // other gateways' writes to the open namespaces' indexes
+  // (Namespace::CatchUp), and reopens a namespace that could not catch up
+  // for longer than the log keeps changes.
   Status StartBackground(Executor& executor);
   void Stop();
 
@@ -57,6 +63,11 @@ class Registry {
   Registry(Config config, TimeZone tz, const Clock& clock, Executor* executor)
       : config_(std::move(config)), tz_(std::move(tz)), clock_(clock), executor_(executor) {}
   void BackgroundLoop();
+  void ChangeFeedLoop();
+  // Catches up the open namespaces (`only`: those named); false once stopping.
+  bool CatchUpOpen(const std::set<std::string>* only);
+  // Waits up to `timeout` for Stop(); true when it came.
+  bool StopWithin(std::chrono::milliseconds timeout);
 
   Config config_;
   TimeZone tz_;
@@ -74,6 +85,8 @@ class Registry {
   bool stopping_ = false;
   bool catch_up_ = false;
   std::optional<Executor::Joined<std::function<void()>>> worker_;
+  std::optional<Executor::Joined<std::function<void()>>> feed_;
+  bool feed_failing_ = false;  // the feed's own: warn once per outage
 };
 
 // Whether a namespace name is allowed: [a-z0-9][a-z0-9_-]{0,63}.

@@ -196,14 +196,26 @@ Status ExcerptRepo::ForEach(const std::function<void(const ExcerptRecord&)>& vis
   return s->Each([&](const Statement& row) { visit(ReadExcerpt(row)); });
 }
 
+namespace {
+constexpr char kIndexEntrySelect[] =
+    "SELECT e.id, e.conversation_id, m.created_at, e.status, e.access_count, e.valid_from, e.valid_to, e.words "
+    "FROM excerpts e JOIN messages m ON m.id = e.message_id ";
+ExcerptIndexEntry IndexEntryOf(const Statement& r) {
+  return {r.Int(0), r.Int(1), r.Int(2), StoredValue<ExcerptStatus>(r.Text(3)), r.Int(4), r.OptionalInt(5), r.OptionalInt(6), r.Text(7)};
+}
+}  // namespace
+
 Status ExcerptRepo::ForEachIndexEntry(const std::function<void(const ExcerptIndexEntry&)>& visit) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s,
-                         db_.Prepare("SELECT e.id, e.conversation_id, m.created_at, e.status, e.access_count, "
-                                     "e.valid_from, e.valid_to, e.words FROM excerpts e JOIN messages m ON "
-                                     "m.id = e.message_id ORDER BY e.id"));
-  return s->Each([&](const Statement& r) {
-    visit({r.Int(0), r.Int(1), r.Int(2), StoredValue<ExcerptStatus>(r.Text(3)), r.Int(4), r.OptionalInt(5), r.OptionalInt(6), r.Text(7)});
-  });
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kIndexEntrySelect) + "ORDER BY e.id"));
+  return s->Each([&](const Statement& r) { visit(IndexEntryOf(r)); });
+}
+
+Result<std::optional<ExcerptIndexEntry>> ExcerptRepo::IndexEntry(int64_t id) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kIndexEntrySelect) + "WHERE e.id = ?"));
+  s->Bind(1, id);
+  std::optional<ExcerptIndexEntry> out;
+  CILIA_RETURN_IF_ERROR(s->Each([&](const Statement& r) { out = IndexEntryOf(r); }));
+  return out;
 }
 
 Result<int64_t> ExcerptRepo::Count() {

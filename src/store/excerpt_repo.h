@@ -148,6 +148,7 @@ class ExcerptRepo {
   Status ForEach(const std::function<void(const ExcerptRecord&)>& visit);
   // Every excerpt's index entry, by id.
   Status ForEachIndexEntry(const std::function<void(const ExcerptIndexEntry&)>& visit);
+  Result<std::optional<ExcerptIndexEntry>> IndexEntry(int64_t id);
   Result<int64_t> Count();
   Result<int64_t> CountWithStatus(ExcerptStatus status);
   // The row and its vector; its history stays (so a deletion can be undone).

@@ -267,6 +267,14 @@ Result<std::unique_ptr<PostgresDatabase>> PostgresDatabase::Open(const std::stri
   }
   CILIA_RETURN_IF_ERROR(db->Exec(fmt::format("SET statement_timeout = {}; SET client_encoding = 'UTF8'",
                                              options.statement_timeout_ms)));
+  {
+    const char* values[] = {options.writer.c_str()};
+    PGresult* set = PQexecParams(conn, "SELECT set_config('cilia.writer', $1, false)", 1, nullptr, values, nullptr,
+                                 nullptr, 0);
+    Status st = db->Check(set, "set the writer");
+    PQclear(set);
+    CILIA_RETURN_IF_ERROR(st);
+  }
   CILIA_RETURN_IF_ERROR(db->UseNamespace(ns));
   return db;
 }

@@ -84,6 +84,9 @@ class PostgresDatabase final : public Database {
  public:
   struct Options {
     int statement_timeout_ms = 30'000;
+    // Who writes, as the change log records it (cilia.writer): a gateway's
+    // pool, so that it can skip its own changes (store/change_log_repo.h).
+    std::string writer;
   };
   // Connects to `url` (a libpq connection string or postgresql:// URL) and
   // enters namespace `ns`. Refuses a superuser or BYPASSRLS role: row-level

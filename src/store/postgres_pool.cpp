@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
+#include "core/process_identity.h"
 #include "store/migrations.h"
 
 namespace cilia::store {
@@ -25,10 +28,23 @@ Result<std::shared_ptr<PostgresPool>> PostgresPool::Open(const std::string& url,
   return pool;
 }
 
+PostgresPool::PostgresPool(std::string url, std::string label, Options options)
+    : url_(std::move(url)), label_(std::move(label)), options_(options), writer_([] {
+        static std::atomic<int> pools{0};
+        return fmt::format("{}:{}", ProcessIdentity(), pools++);
+      }()) {}
+
 PostgresPool::~PostgresPool() = default;
 
+Result<std::unique_ptr<ChangeListener>> PostgresPool::OpenListener() {
+  // No statement timeout: the connection only waits.
+  auto db = PostgresDatabase::Open(url_, "", {.statement_timeout_ms = 0, .writer = writer_});
+  if (!db.ok()) return db.status().With("store " + label_);
+  return ChangeListener::Start(std::move(*db));
+}
+
 Result<std::unique_ptr<PostgresDatabase>> PostgresPool::Connect(std::string_view ns) {
-  auto db = PostgresDatabase::Open(url_, ns, {.statement_timeout_ms = options_.statement_timeout_ms});
+  auto db = PostgresDatabase::Open(url_, ns, {.statement_timeout_ms = options_.statement_timeout_ms, .writer = writer_});
   if (db.ok()) return std::move(*db);
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -19,6 +19,7 @@
 
 #include "core/status.h"
 #include "core/thread_annotations.h"
+#include "store/change_listener.h"
 #include "store/postgres_db.h"
 
 namespace cilia::store {
@@ -60,13 +61,20 @@ class PostgresPool {
   // Every registered namespace, sorted.
   Result<std::vector<std::string>> Names();
 
+  // A connection outside the pool, listening for the change log's
+  // notifications (store/change_listener.h).
+  Result<std::unique_ptr<ChangeListener>> OpenListener();
+
   const std::string& label() const { return label_; }
+  // What this pool's connections write as cilia.writer: the process's
+  // identity and the pool's number in it, so that a gateway (and each of
+  // several pools in one test process) can tell its own changes.
+  const std::string& writer() const { return writer_; }
   // Connections open now (leased or idle), for tests and metrics.
   int open_connections() const;
 
  private:
-  PostgresPool(std::string url, std::string label, Options options)
-      : url_(std::move(url)), label_(std::move(label)), options_(options) {}
+  PostgresPool(std::string url, std::string label, Options options);
   void GiveBack(PostgresDatabase* db);
   // A new connection for the slot the caller reserved (open_ counts it).
   Result<std::unique_ptr<PostgresDatabase>> Connect(std::string_view ns);
@@ -74,6 +82,7 @@ class PostgresPool {
   const std::string url_;
   const std::string label_;
   const Options options_;
+  const std::string writer_;
   mutable std::mutex mu_;
   std::condition_variable freed_;
   std::vector<std::unique_ptr<PostgresDatabase>> idle_ CILIA_GUARDED_BY(mu_);

@@ -57,6 +57,17 @@ Result<std::vector<KeyedVector>> VectorTable::Of(std::string_view embedder) {
   return out;
 }
 
+Result<std::optional<std::vector<float>>> VectorTable::Get(int64_t key, std::string_view embedder) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(fmt::format("SELECT dim, vec FROM {0} WHERE {1} = ? AND embedder = ?",
+                                                                table_, key_)));
+  s->Bind(1, key).Bind(2, embedder);
+  std::optional<std::vector<float>> out;
+  CILIA_RETURN_IF_ERROR(s->Each([&](const Statement& row) {
+    if (row.Int(0) >= 0) out = DecodeVector(BlobOf(row, 1), static_cast<size_t>(row.Int(0)));
+  }));
+  return out;
+}
+
 Result<std::optional<int64_t>> VectorTable::Narrow(int64_t after, int limit) {
   struct Row {
     int64_t key;

@@ -42,6 +42,9 @@ class VectorTable {
   Status Put(int64_t key, std::string_view embedder, std::span<const float> vec);
   // Every readable vector made by `embedder`, by key.
   Result<std::vector<KeyedVector>> Of(std::string_view embedder);
+  // The vector of `key` made by `embedder`; none when it has none (or a
+  // torn one).
+  Result<std::optional<std::vector<float>>> Get(int64_t key, std::string_view embedder);
   // Rewrites up to `limit` float32 rows with keys above `after` as float16,
   // in key order, and returns the highest key it looked at; none when no
   // float32 row is left above `after`. Each row is deleted and inserted

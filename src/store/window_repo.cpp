@@ -180,10 +180,24 @@ Result<std::vector<int64_t>> WindowRepo::DeleteFrom(int64_t conversation_row, in
   return s->All(FirstInt);
 }
 
+namespace {
+constexpr char kMetaSelect[] = "SELECT id, conversation_id, created_at, ended_at, access_count, words FROM windows ";
+}  // namespace
+
 Status WindowRepo::ForEachMeta(const std::function<void(const Meta&, std::string_view words)>& visit) {
-  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT id, conversation_id, created_at, ended_at, "
-                                                    "access_count, words FROM windows ORDER BY id"));
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kMetaSelect) + "ORDER BY id"));
   return s->Each([&](const Statement& r) { visit({r.Int(0), r.Int(1), r.Int(2), r.Int(3), r.Int(4)}, r.TextView(5)); });
+}
+
+Result<bool> WindowRepo::VisitMeta(int64_t id, const std::function<void(const Meta&, std::string_view words)>& visit) {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare(std::string(kMetaSelect) + "WHERE id = ?"));
+  s->Bind(1, id);
+  bool found = false;
+  CILIA_RETURN_IF_ERROR(s->Each([&](const Statement& r) {
+    found = true;
+    visit({r.Int(0), r.Int(1), r.Int(2), r.Int(3), r.Int(4)}, r.TextView(5));
+  }));
+  return found;
 }
 
 Result<int64_t> WindowRepo::Count() {

@@ -55,6 +55,8 @@ class WindowRepo {
     int64_t id, conversation_id, created_at, ended_at, access_count;
   };
   Status ForEachMeta(const std::function<void(const Meta&, std::string_view words)>& visit);
+  // The same for window `id`; false when there is no such window.
+  Result<bool> VisitMeta(int64_t id, const std::function<void(const Meta&, std::string_view words)>& visit);
   Result<int64_t> Count();
   // A real recall of the window: access count +1 and a recall_log row.
   Status RecordRecall(int64_t id, int64_t at_ms, std::string_view query, double score);

@@ -44,6 +44,35 @@ test('two gateways on one database see each other\'s namespaces and messages', {
   assert.ok(found.json.results.some((r) => r.message_ids.includes('s1')), found.text);
 });
 
+test('a message ingested through one gateway is recalled through another that holds the namespace open, within a second', { skip: pgOnly }, async (t) => {
+  const one = await serverForTest(t);
+  const two = await serverForTest(t, { env: await storeEnv(one.dataDir) });
+  // Both open the namespace (and load its indexes) before the write.
+  for (const server of [one, two]) assert.equal((await server.api('/v1/search', { body: { query: 'anything' } })).status, 200);
+
+  const start = performance.now();
+  const stored = await one.api('/v1/ingest/messages?sync=true', { body: ingestBody('fresh', 'f1', 'The glassblower shaped a green bottle.') });
+  assert.equal(stored.status, 200, stored.text);
+  let found;
+  do {
+    found = await two.api('/v1/search', { body: { query: 'glassblower bottle' } });
+    assert.equal(found.status, 200, found.text);
+  } while (!found.json.results.some((r) => r.message_ids.includes('f1')) && performance.now() - start < 5000);
+  const took = performance.now() - start;
+  t.diagnostic(`recalled through the other gateway ${took.toFixed(0)} ms after the ingest was sent`);
+  assert.ok(found.json.results.some((r) => r.message_ids.includes('f1')), found.text);
+  assert.ok(took < 1000, `took ${took} ms`);
+
+  // A forget through the second reaches the first.
+  assert.equal((await two.api('/v1/conversations/fresh', { method: 'DELETE' })).status, 200);
+  const forgetStart = performance.now();
+  let gone;
+  do {
+    gone = await one.api('/v1/search', { body: { query: 'glassblower bottle' } });
+  } while (gone.json.results.length > 0 && performance.now() - forgetStart < 5000);
+  assert.deepEqual(gone.json.results, [], gone.text);
+});
+
 test('a database lost under a running server is a 503 in the client\'s shape, and the server recovers', { skip: pgOnly }, async (t) => {
   const server = await serverForTest(t);
   assert.equal((await server.api('/v1/ingest/messages?sync=true', { body: ingestBody('c', 'm1', 'First words.') })).status, 200);

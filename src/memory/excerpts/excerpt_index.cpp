@@ -77,7 +77,7 @@ void ExcerptIndex::Put(const store::ExcerptIndexEntry& entry, const std::vector<
     meta_[entry.id] = MetaOf(entry);
   }
   words_.Add(entry.id, entry.words);
-  if (vec) (void)vectors_->Upsert(entry.id, *vec);  // a vector of the wrong size stays out, as at load
+  if (vec) SetVector(entry.id, vec);
 }
 
 void ExcerptIndex::Remove(int64_t id) {
@@ -87,6 +87,14 @@ void ExcerptIndex::Remove(int64_t id) {
   }
   words_.Remove(id);
   vectors_->Remove(id);
+}
+
+void ExcerptIndex::SetVector(int64_t id, const std::vector<float>* vec) {
+  if (vec) {
+    (void)vectors_->Upsert(id, *vec);  // a vector of the wrong size stays out, as at load
+  } else {
+    vectors_->Remove(id);
+  }
 }
 
 std::optional<ExcerptMeta> ExcerptIndex::Meta(int64_t id) const {

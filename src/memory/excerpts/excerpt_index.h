@@ -44,6 +44,8 @@ class ExcerptIndex {
   // Adds or replaces an excerpt; `vec` (when given) is its vector.
   void Put(const store::ExcerptIndexEntry& entry, const std::vector<float>* vec);
   void Remove(int64_t id);
+  // Sets (null: removes) the vector of an excerpt the index holds.
+  void SetVector(int64_t id, const std::vector<float>* vec);
   std::optional<ExcerptMeta> Meta(int64_t id) const;
   // The excerpts `keep` accepts, newest said first (ties: higher id first).
   std::vector<int64_t> SaidNewestFirst(const std::function<bool(const ExcerptMeta&)>& keep) const;

@@ -1,17 +1,16 @@
 #include "memory/upkeep/jobs.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
-#include <random>
 #include <utility>
 
 #include "core/log.h"
 #include "core/metrics_sink.h"
+#include "core/process_identity.h"
 #include "memory/archive/archive.h"
 #include "memory/upkeep/digests.h"
 #include "memory/excerpts/extraction.h"
@@ -130,18 +129,6 @@ RunningJobs& Running() {
   return *running;
 }
 
-// This process among the gateways sharing a store, as the holder of its
-// claims: the host and pid say which it is, the random part tells it from an
-// earlier process that had the same pid.
-const std::string& ClaimHolder() {
-  static const std::string* const holder = [] {
-    char host[256] = {};
-    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-    return new std::string(fmt::format("{}:{}:{:08x}", host, getpid(), std::random_device{}()));
-  }();
-  return *holder;
-}
-
 // Extends a run's claim every third of its life, on an executor's worker,
 // until destroyed; so a long run keeps its claim, and a process that dies
 // stops extending it.
@@ -176,7 +163,7 @@ class ClaimKeeper {
                            [this] { return stopping_; })) {
       lock.unlock();
       auto kept = ns_.store().Write([&](store::Database& db) {
-        return store::JobClaimRepo(db).Extend(job_, ClaimHolder(), run_id_, clock_.Now() + ttl_ms_);
+        return store::JobClaimRepo(db).Extend(job_, ProcessIdentity(), run_id_, clock_.Now() + ttl_ms_);
       });
       lock.lock();
       if (!kept.ok()) {
@@ -219,7 +206,7 @@ Result<std::optional<store::JobRun>> RunClaimed(const JobSpec& job, Namespace& n
     ~EndOnExit() { Running().End(dir, job); }
   } end_on_exit{dir, job.name};
   const UnixMs started_at = clock.Now();
-  const store::JobClaimRequest request{job.name, ns.name(), started_by, ClaimHolder(), started_at,
+  const store::JobClaimRequest request{job.name, ns.name(), started_by, ProcessIdentity(), started_at,
                                        options.claim_ttl_ms};
   const auto wanted = [&](const std::optional<store::JobRun>& latest) {
     return !only_if_due || IsDue(job.schedule, started_at, ns.tz(), latest);
@@ -238,7 +225,7 @@ Result<std::optional<store::JobRun>> RunClaimed(const JobSpec& job, Namespace& n
     int64_t id;
     ~ReleaseOnExit() {
       Status released = ns.store().Write([&](store::Database& db) {
-        return store::JobClaimRepo(db).Release(job, ClaimHolder(), id);
+        return store::JobClaimRepo(db).Release(job, ProcessIdentity(), id);
       });
       if (!released.ok()) LogWarn("job {}: letting go of its claim: {}", job, released.ToString());
     }
@@ -388,7 +375,7 @@ std::vector<store::JobRun> Scheduler::RunDue() {
       continue;
     }
     auto marked = (*ns)->store().Write([&](store::Database& db) {
-      return store::JobRunRepo(db).MarkInterrupted(clock_.Now(), ClaimHolder());
+      return store::JobRunRepo(db).MarkInterrupted(clock_.Now(), ProcessIdentity());
     });
     if (!marked.ok()) LogWarn("jobs: namespace {}: {}", name, marked.status().ToString());
     for (const JobSpec& job : jobs_) {

@@ -1,5 +1,6 @@
 #include "memory/upkeep/retention.h"
 
+#include "store/change_log_repo.h"
 #include "store/digest_repo.h"
 #include "store/job_run_repo.h"
 #include "store/retention_repo.h"
@@ -9,7 +10,7 @@ namespace cilia::memory {
 
 nlohmann::json RetentionOutcome::ToJson() const {
   return {{"turns", turns}, {"job_runs", job_runs}, {"candidates", candidates}, {"recall_log", recall_log},
-          {"daily_packs", daily_packs}};
+          {"daily_packs", daily_packs}, {"change_log", change_log}};
 }
 
 Result<RetentionOutcome> RunRetention(Namespace& ns, const JobsConfig& jobs, UnixMs now) {
@@ -33,6 +34,9 @@ Result<RetentionOutcome> RunRetention(Namespace& ns, const JobsConfig& jobs, Uni
       CILIA_ASSIGN_OR_RETURN(out.recall_log, retention.DeleteRecallLogBefore(cutoff(jobs.recall_log_days)));
     }
     CILIA_ASSIGN_OR_RETURN(out.daily_packs, store::DigestRepo(db).DeletePacksBefore(first_pack_day));
+    if (db.dialect() == store::Dialect::kPostgres) {
+      CILIA_ASSIGN_OR_RETURN(out.change_log, store::ChangeLogRepo(db).TrimBefore(now - store::kChangeLogKeepMs));
+    }
     CILIA_RETURN_IF_ERROR(tx.Commit());
     return out;
   });

@@ -1,15 +1,22 @@
 // The registry on PostgreSQL: namespaces opened there, listed from the
 // database's namespace list (so every gateway sees every namespace), their
-// images kept in the database and gone after a forget.
+// images kept in the database and gone after a forget, and another
+// gateway's writes reaching a namespace this one holds open (the change
+// feed).
 #include "memory/registry.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "core/codec.h"
+#include "core/executor.h"
 #include "memory/archive/archive.h"
+#include "memory/excerpts/excerpts.h"
+#include "memory/recall/recall.h"
 #include "store/migrated_db.h"
 
 namespace cilia::memory {
@@ -89,6 +96,90 @@ TEST_F(PostgresRegistryTest, ImagesLiveInTheDatabaseAndAForgetLeavesNoBytes) {
   ASSERT_TRUE(Archive(**ns).ForgetConversation("pics").ok());
   EXPECT_EQ(Count(**ns, "SELECT count(*) FROM files"), 0);
   EXPECT_EQ(Count(**ns, "SELECT count(*) FROM file_bytes"), 0);
+}
+
+// The conversations recall finds for `query` in `ns` (search: no access counted).
+std::vector<std::string> Found(Namespace& ns, const std::string& query) {
+  RecallRequest request;
+  request.query = query;
+  auto reply = Recall(ns, request, /*count_access=*/false);
+  EXPECT_TRUE(reply.ok()) << reply.status().ToString();
+  std::vector<std::string> out;
+  if (reply.ok()) {
+    for (const RecallResult& r : reply->results) out.push_back(r.layer + ":" + r.conversation_id);
+  }
+  return out;
+}
+
+ingest::IngestConversation Said(const std::string& conversation, const std::string& text) {
+  ingest::IngestConversation c;
+  c.conversation_id = conversation;
+  c.messages.push_back({"", "user", "", text, 1'700'000'000'000});
+  return c;
+}
+
+TEST_F(PostgresRegistryTest, AnotherGatewaysWritesReachANamespaceHeldOpenAtItsCatchUp) {
+  auto one = Gateway(one_dir_), two = Gateway(two_dir_);
+  ASSERT_TRUE(one && two);
+  const std::string name = testing::FreshNamespace();
+  auto writer = one->Get(name);
+  auto reader = two->Get(name);  // opened (and loaded) before the writes
+  ASSERT_TRUE(writer.ok() && reader.ok());
+  ASSERT_TRUE(Archive(**writer).StoreAndIndex(Said("trip", "The heron stood in the reeds.")).ok());
+  EXPECT_TRUE(Found(**reader, "heron").empty()) << "nothing reaches the other gateway before it catches up";
+
+  auto applied = (*reader)->CatchUp();
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_GT(*applied, 0);
+  EXPECT_EQ(Found(**reader, "heron"), std::vector<std::string>{"archive:trip"});
+  EXPECT_EQ((*reader)->words().DocumentFrequency("heron"), 1) << "the BM25 lane has its words, not only the vectors";
+  EXPECT_EQ((*reader)->WindowCount(), (*writer)->WindowCount());
+  EXPECT_EQ((*reader)->vectors().size(), (*writer)->vectors().size()) << "the vectors come along";
+
+  // An excerpt, then the whole conversation forgotten.
+  NewExcerpt item;
+  item.content = "The user saw a heron";
+  item.quote = "heron stood in the reeds";
+  item.conversation_id = "trip";
+  auto excerpt = Excerpts(**writer).Create(item, Author::kOwner);
+  ASSERT_TRUE(excerpt.ok()) << excerpt.status().ToString();
+  ASSERT_TRUE((*reader)->CatchUp().ok());
+  EXPECT_TRUE((*reader)->excerpts().Meta(excerpt->id)) << "the excerpt's index entry";
+  EXPECT_EQ((*reader)->excerpts().vectors().size(), (*writer)->excerpts().vectors().size());
+
+  ASSERT_TRUE(Archive(**writer).ForgetConversation("trip").ok());
+  ASSERT_TRUE((*reader)->CatchUp().ok());
+  EXPECT_TRUE(Found(**reader, "heron").empty()) << "a forget reaches the other gateway too";
+  EXPECT_EQ((*reader)->WindowCount(), 0u);
+  EXPECT_EQ((*reader)->vectors().size(), 0u);
+  EXPECT_EQ((*reader)->excerpts().size(), 0u);
+  EXPECT_EQ((*reader)->titles().size(), 0u);
+
+  auto again = (*writer)->CatchUp();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 0) << "a gateway skips its own changes: it applied them as it wrote them";
+}
+
+TEST_F(PostgresRegistryTest, TheChangeFeedBringsAWriteToAnotherGatewayWithinASecond) {
+  Executor executor(4, 4);  // before the registries, which stop their loops on it when destroyed
+  auto one = Gateway(one_dir_), two = Gateway(two_dir_);
+  ASSERT_TRUE(one && two);
+  const std::string name = testing::FreshNamespace();
+  auto writer = one->Get(name);
+  auto reader = two->Get(name);
+  ASSERT_TRUE(writer.ok() && reader.ok());
+  ASSERT_TRUE(two->StartBackground(executor).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the feed listens
+
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(Archive(**writer).StoreAndIndex(Said("lake", "A kingfisher dived into the lake.")).ok());
+  while (Found(**reader, "kingfisher").empty() && std::chrono::steady_clock::now() - start < std::chrono::seconds(3)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  EXPECT_EQ(Found(**reader, "kingfisher"), std::vector<std::string>{"archive:lake"});
+  // Woken by the notification, not by the feed's look every five seconds.
+  EXPECT_LT(took.count(), 1000) << "took " << took.count() << " ms";
 }
 
 TEST(PostgresRegistry, ADatabaseThatIsDownFailsTheOpenNamingTheStoreWithoutItsPassword) {

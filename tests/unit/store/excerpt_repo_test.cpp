@@ -6,6 +6,7 @@
 #include "testing/float32_vectors.h"
 #include "migrated_db.h"
 #include "store/message_repo.h"
+#include "store/vector_table.h"
 
 namespace cilia::store {
 namespace {
@@ -176,6 +177,30 @@ TEST_P(ExcerptRepoTest, VectorsAreStoredAsFloat16AndFloat32RowsAreRewritten) {
   ASSERT_EQ(vecs.size(), 2u);
   EXPECT_EQ(vecs[1].vec, v16);
   EXPECT_TRUE(W([&](ExcerptRepo& r) { return r.WithoutVector("e"); })->empty());
+}
+
+TEST_P(ExcerptRepoTest, OneExcerptsIndexEntryAndVectorAreReadByItsId) {
+  ExcerptRecord a = Sample(1, "a"), b = Sample(0, "b");
+  ASSERT_TRUE(W([&](ExcerptRepo& r) -> Status {
+                CILIA_RETURN_IF_ERROR(r.Insert(a));
+                return r.Insert(b);
+              }).ok());
+  auto entry = W([&](ExcerptRepo& r) { return r.IndexEntry(a.id); });
+  ASSERT_TRUE(entry.ok() && *entry) << entry.status().ToString();
+  EXPECT_EQ((*entry)->id, a.id);
+  EXPECT_EQ((*entry)->conversation_row, conv_.id);
+  EXPECT_EQ((*entry)->said_at, 1001) << "the quoted message's time";
+  EXPECT_EQ((*entry)->words, "住 成都");
+  EXPECT_FALSE(*W([&](ExcerptRepo& r) { return r.IndexEntry(b.id + 100); }));
+
+  const std::vector<float> v = {0.1f, 0.7f};
+  ASSERT_TRUE(W([&](ExcerptRepo& r) { return r.PutVector(a.id, "e", v); }).ok());
+  ASSERT_TRUE(testing::PutFloat32Vector(*db_, "excerpt_vectors", "excerpt_id", b.id, "e", v).ok());
+  VectorTable vectors = VectorTable::Excerpts(*db_);
+  EXPECT_EQ(*vectors.Get(a.id, "e"), (std::vector<float>{RoundToHalf(0.1f), RoundToHalf(0.7f)}));
+  EXPECT_EQ(*vectors.Get(b.id, "e"), v) << "a float32 row reads as it was written";
+  EXPECT_EQ(*vectors.Get(a.id, "another embedder"), std::nullopt);
+  EXPECT_EQ(*vectors.Get(b.id + 100, "e"), std::nullopt);
 }
 
 CILIA_ON_EACH_BACKEND(ExcerptRepoTest);

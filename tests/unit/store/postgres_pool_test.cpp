@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/process_identity.h"
 #include "migrated_db.h"
 
 namespace cilia::store {
@@ -67,6 +68,20 @@ TEST_F(PostgresPoolTest, EachLeaseActsForItsOwnNamespace) {
   ASSERT_TRUE(lease.ok());
   EXPECT_EQ(NamespaceOf(**lease), b);
   EXPECT_EQ(*(*(*lease)->Prepare("SELECT count(*) FROM files"))->OneInt(), 0) << "b sees none of a's rows";
+}
+
+TEST_F(PostgresPoolTest, EachPoolsConnectionsWriteAsItsOwnWriter) {
+  auto one = Open(1), two = Open(1);
+  ASSERT_TRUE(one && two);
+  EXPECT_NE(one->writer(), two->writer()) << "two gateways in one test process still tell their changes apart";
+  EXPECT_EQ(one->writer().rfind(ProcessIdentity() + ":", 0), 0u) << one->writer();
+  auto lease = one->Acquire("a");
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  auto writer = (*(*lease)->Prepare("SELECT current_setting('cilia.writer')"))->One([](const Statement& r) {
+    return r.Text(0);
+  });
+  ASSERT_TRUE(writer.ok() && *writer);
+  EXPECT_EQ(**writer, one->writer());
 }
 
 TEST_F(PostgresPoolTest, WhenAllAreLeasedALeaseWaitsThenIsBusy) {

@@ -50,6 +50,25 @@ TEST_P(WindowRepoTest, ForEachMetaVisitsEveryWindowWithItsWords) {
   EXPECT_EQ(seen[1].first, b);
 }
 
+TEST_P(WindowRepoTest, VisitMetaReadsOneWindowWithItsWordsOrSaysThereIsNone) {
+  WindowRepo repo(*db_);
+  Add(0, "first", "first", 10);
+  const int64_t b = Add(1, "today I ran ten km", "today i ran ten km", 20);
+  std::string words;
+  int64_t created_at = 0;
+  auto found = repo.VisitMeta(b, [&](const WindowRepo::Meta& m, std::string_view w) {
+    words = w;
+    created_at = m.created_at;
+  });
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_TRUE(*found);
+  EXPECT_EQ(words, "today i ran ten km");
+  EXPECT_EQ(created_at, 20);
+  auto missing = repo.VisitMeta(b + 100, [](const WindowRepo::Meta&, std::string_view) { ADD_FAILURE(); });
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(*missing);
+}
+
 TEST_P(WindowRepoTest, InsertAllGivesEachWindowTheIdOfItsRowAcrossChunks) {
   WindowRepo repo(*db_);
   Add(0, "before", "before", 1);  // ids do not start at 1
