@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   static const std::map<std::string, int (*)(const CommandLine&), std::less<>> kCommands = {
       {"serve", RunServe},   {"ingest", RunIngest}, {"recall", RunRecall}, {"search", RunSearch},
       {"export", RunExport}, {"import", RunImport}, {"jobs", RunJobs},     {"keys", RunKeys},
-      {"doctor", RunDoctor}, {"version", RunVersion},
+      {"doctor", RunDoctor}, {"version", RunVersion}, {"migrate", RunMigrate},
   };
   auto command_line = ParseCommandLine(argc, argv);
   if (!command_line.ok()) {

@@ -67,6 +67,13 @@ const std::vector<CommandSpec>& Commands() {
         {"name", "NAME", "a name to recognise the key by (create)"},
         {"features", "LIST", "the key's own [features] switches, e.g. memory=off,recall_tool=on (create)"}, kJsonFlag,
         kHelpFlag}},
+      {"migrate", "--from SRC --to DST",
+       "copy a whole store, every namespace, losslessly: SRC and DST are sqlite:DIR or postgresql://…", 0, 0,
+       {kConfigFlag,
+        {"from", "SRC", "the store to copy: sqlite:DIR (a data dir) or postgresql://… (a URL)"},
+        {"to", "DST", "the store to copy into, likewise; run again after an interruption to finish "
+                      "(API keys are not copied)"},
+        {"namespace", "NS", "only this namespace (default: every one)"}, kHelpFlag}},
       {"doctor", "", "check config, data dir, upstreams, embedder, jobs and candidates", 0, 0,
        {kConfigFlag, kDataFlag, {"online", "", "also call each provider's base URL"}, kJsonFlag, kHelpFlag}},
       {"version", "", "print the version", 0, 0, {kHelpFlag}},

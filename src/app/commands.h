@@ -31,6 +31,7 @@ int RunSearch(const CommandLine& command_line);
 int RunExport(const CommandLine& command_line);
 int RunImport(const CommandLine& command_line);
 int RunJobs(const CommandLine& command_line);
+int RunMigrate(const CommandLine& command_line);  // migrate_command.cpp
 
 // The config for this command: defaults < ./cilia.toml or --config < CILIA_*
 // environment < --data / --listen. Also applies its log level and registers

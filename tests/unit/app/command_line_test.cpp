@@ -135,7 +135,7 @@ TEST(CommandLineTest, HelpIsACommandAndAFlag) {
 TEST(UsageTextTest, ListsEveryCommand) {
   std::string usage = UsageText();
   for (const char* command :
-       {"serve", "ingest", "recall", "search", "export", "import", "jobs", "keys", "doctor", "version"}) {
+       {"serve", "ingest", "recall", "search", "export", "import", "jobs", "keys", "doctor", "version", "migrate"}) {
     EXPECT_THAT(usage, HasSubstr(std::string("cilia ") + command)) << command;
   }
 }
@@ -146,6 +146,9 @@ TEST(UsageTextTest, ACommandsUsageListsItsFlags) {
   EXPECT_THAT(usage, HasSubstr("--limit N"));
   EXPECT_THAT(usage, HasSubstr("--exact"));
   EXPECT_EQ(CommandUsageText("nonsense"), UsageText());
+  std::string migrate = CommandUsageText("migrate");
+  EXPECT_THAT(migrate, HasSubstr("usage: cilia migrate --from SRC --to DST"));
+  EXPECT_THAT(migrate, HasSubstr("sqlite:DIR"));
 }
 
 TEST(UsageTextTest, SearchTakesRecallsFlags) {
