@@ -121,9 +121,14 @@ Result<Reply> ServeChat(gateway::ChatService& service, const Config& config, gat
   }
   std::shared_ptr<gateway::PreparedTurn> prepared = *turn;
   const gateway::Wire wire = gateway::ChatService::ClientWire(*prepared);
+  // The store failed and the turn went without memory (gateway.md, "When the store is down").
+  auto told = [&prepared](Reply reply) {
+    if (gateway::ChatService::MemoryWasUnavailable(*prepared)) return std::move(reply).WithHeader("X-Cilia-Memory", "unavailable");
+    return reply;
+  };
   if (!gateway::ChatService::WantsStream(*prepared)) {
     gateway::ChatReply reply = service.Complete(*prepared);
-    return Reply::Json(reply.body, reply.http_status);
+    return told(Reply::Json(reply.body, reply.http_status));
   }
 
   auto pump = std::make_shared<StreamPump>();
@@ -131,16 +136,16 @@ Result<Reply> ServeChat(gateway::ChatService& service, const Config& config, gat
   if (!started.ok()) return started;
   if (!pump->WaitForStart()) {
     const Status outcome = pump->outcome();
-    return UpstreamRefusal(outcome.ok() ? Status::Unavailable("the upstream sent an empty stream") : outcome, wire);
+    return told(UpstreamRefusal(outcome.ok() ? Status::Unavailable("the upstream sent an empty stream") : outcome, wire));
   }
   const std::chrono::seconds idle(config.gateway.keepalive_s);
-  return Reply::Stream(
-             "text/event-stream", [pump, idle](httplib::DataSink& sink) { return pump->Drain(sink, idle); },
-             [pump](bool success) {
-               if (!success) pump->MarkGone();
-             })
-      .WithHeader("Cache-Control", "no-cache")
-      .WithHeader("X-Accel-Buffering", "no");
+  return told(Reply::Stream(
+                  "text/event-stream", [pump, idle](httplib::DataSink& sink) { return pump->Drain(sink, idle); },
+                  [pump](bool success) {
+                    if (!success) pump->MarkGone();
+                  })
+                  .WithHeader("Cache-Control", "no-cache")
+                  .WithHeader("X-Accel-Buffering", "no"));
 }
 
 // POST /v1/messages/count_tokens: the upstream's count or cilia's estimate,

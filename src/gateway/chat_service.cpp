@@ -94,6 +94,14 @@ json ErrorBody(const llm::UpstreamError& error, Wire client) {
   return client == Wire::kAnthropic ? llm::AnthropicErrorBody(error) : llm::OpenAIErrorBody(error);
 }
 
+// A store that could not be read or written: down or unreachable
+// ("postgresql unreachable"), a lock or the pool timed out, disk trouble or a
+// full disk (the codes core/env.h counts as disk faults). What the client
+// sent wrong (InvalidArgument, Conflict, TooLarge…) and bugs still fail the turn.
+bool StoreFailed(const Status& status) {
+  return status.code() == Code::kBusy || status.code() == Code::kIOError || status.code() == Code::kDiskFull;
+}
+
 }  // namespace
 
 // ---- ChatService ---------------------------------------------------------------
@@ -108,6 +116,7 @@ ChatService::~ChatService() {
 
 bool ChatService::WantsStream(const PreparedTurn& turn) { return turn.request.client_turn.stream; }
 Wire ChatService::ClientWire(const PreparedTurn& turn) { return turn.request.client; }
+bool ChatService::MemoryWasUnavailable(const PreparedTurn& turn) { return !turn.memory_unavailable.empty(); }
 
 Result<std::shared_ptr<PreparedTurn>> ChatService::Prepare(ChatCall call) {
   auto turn = std::make_shared<PreparedTurn>();
@@ -151,7 +160,15 @@ Result<std::shared_ptr<PreparedTurn>> ChatService::Prepare(ChatCall call) {
     up.body["model"] = req.route.model;
     return turn;
   }
-  CILIA_ASSIGN_OR_RETURN(turn->ns, registry_.Get(req.call.name_space));
+  if (auto ns = registry_.Get(req.call.name_space); ns.ok()) {
+    turn->ns = std::move(*ns);
+  } else if (!StoreFailed(ns.status())) {
+    return ns.status();
+  } else if (req.call.features.memory) {
+    MemoryUnavailable(*turn, ns.status());
+  } else {
+    LogWarn("turn of namespace {} answered without its record: {}", req.call.name_space, ns.status().ToString());
+  }
   if (pass_through) {
     up.body = turn->responses->upstream_body;
   } else {
@@ -169,14 +186,21 @@ Result<std::shared_ptr<PreparedTurn>> ChatService::Prepare(ChatCall call) {
 Status ChatService::ReadResponses(PreparedTurn& turn, ChatCall& call) {
   // The archive answers previous_response_id when the response is no longer kept.
   std::shared_ptr<memory::Namespace> ns;
+  Status opened;
   if (call.features.memory) {
-    CILIA_ASSIGN_OR_RETURN(ns, registry_.Get(call.name_space));
+    auto got = registry_.Get(call.name_space);
+    if (got.ok()) ns = std::move(*got);
+    else if (StoreFailed(got.status())) opened = got.status();  // Prepare answers without memory
+    else return got.status();
   }
-  CILIA_ASSIGN_OR_RETURN(ResponsesCall read,
-                         ReadResponsesCall(call.body, responses_, call.name_space, ns.get(), turn.request.now));
-  call.body = std::move(read.chat_body);
-  if (call.conversation_header.empty()) call.conversation_header = read.turn.continues;
-  turn.responses = std::move(read.turn);
+  auto read = ReadResponsesCall(call.body, responses_, call.name_space, ns.get(), turn.request.now);
+  // A chain only the archive knows is the conversation itself, not memory:
+  // without it the model would answer another one, so the client retries.
+  if (!read.ok() && read.status().code() == Code::kNotFound && !opened.ok()) return opened;
+  CILIA_RETURN_IF_ERROR(read.status());
+  call.body = std::move(read->chat_body);
+  if (call.conversation_header.empty()) call.conversation_header = read->turn.continues;
+  turn.responses = std::move(read->turn);
   return Status::Ok();
 }
 
@@ -199,41 +223,22 @@ Result<json> ChatService::DeleteResponse(const std::string& name_space, const st
 }
 
 Status ChatService::PrepareMemory(PreparedTurn& turn) {
-  const TurnRequest& req = turn.request;
-  const FeaturesConfig& features = req.call.features;
+  const FeaturesConfig& features = turn.request.call.features;
   UpstreamRounds& up = turn.upstream;
-  turn.memory = features.memory;
+  turn.memory = features.memory && turn.ns != nullptr;
   MemoryBlocks blocks;
   AssembleOptions options;
   options.wire = up.wire;
   options.add_markers = up.wire == Wire::kAnthropic;
   options.ttl = config_.gateway.cache_ttl;
   if (turn.memory) {
-    memory::Namespace& ns = *turn.ns;
-    CILIA_ASSIGN_OR_RETURN(FoundConversation found,
-                           FindTurnConversation(ns, req.client_turn, req.call.conversation_header, req.now));
-    turn.identity = found.identity;
-    turn.record.conversation_id = turn.identity.conversation_id;
-    // The store commits while the memory for the turn is read (DESIGN.md §8):
-    // neither needs the other, the menu never shows the new message anyway.
-    auto stored = executor_.Beside([&ns, &found, &req] {
-      return StoreTurn(ns, found.storage, req.client_turn.client_user, found.identity);
-    });
-    blocks.guide = MemoryGuide(features.recall_tool);
-    blocks.profile = ProfileBlock(ns, turn.record);
-    blocks.precious = PreciousBlock(ns, config_.gateway.precious_tokens, turn.record);
-    if (features.compression && up.wire != Wire::kResponses) {
-      turn.summary = SummaryBlock(ns, turn.identity.conversation_row, up.body, up.wire, req.client_turn);
-    }
-    blocks.daily_pack = DailyPackBlock(ns, req.now, turn.record);
-    blocks.clock_line = ClockLine(ns.tz(), req.now);
-    blocks.volatile_text = VolatileBlock(
-        ns, VolatileInputs{req.client_turn, turn.identity, req.now, features.recall_tool, config_.gateway}, turn.record);
-    CILIA_ASSIGN_OR_RETURN(turn.identity, stored.get());
-    if (!found.storage.ingest.messages.empty()) registry_.ScheduleIndexing(ns.name(), turn.identity.conversation_row);
-    if (turn.summary) {
-      blocks.summary = turn.summary->text;
-      options.history_keep_from = turn.summary->upstream_keep_from;
+    if (Status read = ReadMemory(turn, blocks, options); !read.ok()) {
+      if (!StoreFailed(read)) return read;
+      // The blocks go too, even those read fine beside a failed store: the
+      // turn's question is not in the archive, so its answer is not stored
+      // either, and the client is told of one thing, a turn without memory.
+      blocks = MemoryBlocks();
+      MemoryUnavailable(turn, read);
     }
   }
   json recall_tool = nullptr;
@@ -244,6 +249,49 @@ Status ChatService::PrepareMemory(PreparedTurn& turn) {
   if (!assembled.moved_lines.empty()) turn.record.injected["moved_lines"] = assembled.moved_lines;
   turn.record.injected["markers_added"] = assembled.markers_added;
   return Status::Ok();
+}
+
+Status ChatService::ReadMemory(PreparedTurn& turn, MemoryBlocks& blocks, AssembleOptions& options) {
+  const TurnRequest& req = turn.request;
+  const FeaturesConfig& features = req.call.features;
+  const UpstreamRounds& up = turn.upstream;
+  memory::Namespace& ns = *turn.ns;
+  CILIA_ASSIGN_OR_RETURN(FoundConversation found,
+                         FindTurnConversation(ns, req.client_turn, req.call.conversation_header, req.now));
+  turn.identity = found.identity;
+  turn.record.conversation_id = turn.identity.conversation_id;
+  // The store commits while the memory for the turn is read (DESIGN.md §8):
+  // neither needs the other, the menu never shows the new message anyway.
+  auto stored = executor_.Beside([&ns, &found, &req] {
+    return StoreTurn(ns, found.storage, req.client_turn.client_user, found.identity);
+  });
+  blocks.guide = MemoryGuide(features.recall_tool);
+  blocks.profile = ProfileBlock(ns, turn.record);
+  blocks.precious = PreciousBlock(ns, config_.gateway.precious_tokens, turn.record);
+  if (features.compression && up.wire != Wire::kResponses) {
+    turn.summary = SummaryBlock(ns, turn.identity.conversation_row, up.body, up.wire, req.client_turn);
+  }
+  blocks.daily_pack = DailyPackBlock(ns, req.now, turn.record);
+  blocks.clock_line = ClockLine(ns.tz(), req.now);
+  blocks.volatile_text = VolatileBlock(
+      ns, VolatileInputs{req.client_turn, turn.identity, req.now, features.recall_tool, config_.gateway}, turn.record);
+  CILIA_ASSIGN_OR_RETURN(turn.identity, stored.get());
+  if (!found.storage.ingest.messages.empty()) registry_.ScheduleIndexing(ns.name(), turn.identity.conversation_row);
+  if (turn.summary) {
+    blocks.summary = turn.summary->text;
+    options.history_keep_from = turn.summary->upstream_keep_from;
+  }
+  return Status::Ok();
+}
+
+void ChatService::MemoryUnavailable(PreparedTurn& turn, const Status& why) {
+  LogWarn("turn of namespace {} answered without memory: {}", turn.request.call.name_space, why.ToString());
+  turn.memory = false;
+  turn.identity = TurnIdentity();
+  turn.summary.reset();
+  turn.record.sources.clear();
+  turn.record.injected = {{"memory_unavailable", why.ToString()}};
+  turn.memory_unavailable = why.ToString();
 }
 
 Status ChatService::DescribeImages(PreparedTurn& turn) {
@@ -484,7 +532,7 @@ void ChatService::Finish(PreparedTurn& turn, const llm::AssistantTurn& answer, i
   r.total_ms = MsSince(turn.request.started);
   ReportTurn({r.upstream_model, r.http_status, r.input_tokens, r.output_tokens, r.cache_read_tokens,
               r.cache_write_tokens, r.reasoning_tokens, r.first_byte_ms, r.total_ms, r.recall_rounds});
-  if (turn.ns == nullptr) return;  // guide-dog keeps no records
+  if (turn.ns == nullptr) return;  // guide-dog keeps no records, nor a namespace that could not be opened
   if (Status logged = memory::RecordTurn(*turn.ns, r); !logged.ok()) {
     LogWarn("turn record of namespace {}: {}", turn.ns->name(), logged.ToString());
   }

@@ -75,11 +75,17 @@ class ChatService {
   ChatService& operator=(const ChatService&) = delete;
 
   // Everything before the upstream call. Errors are the client's: a bad body
-  // or model (InvalidArgument), an unusable namespace; a database that could
-  // not be read while finding the conversation is Busy or IOError.
+  // or model (InvalidArgument), an unusable namespace. A store that fails
+  // (Busy, IOError or DiskFull: the database down, a lock timed out) while
+  // the namespace opens or the turn's memory is read and stored does not
+  // fail the turn: it goes on as with memory off, its record saying why
+  // (injected.memory_unavailable), and MemoryWasUnavailable says so. A
+  // Responses chain only the archive knows still fails with the store's error.
   Result<std::shared_ptr<PreparedTurn>> Prepare(ChatCall call);
   static bool WantsStream(const PreparedTurn& turn);
   static Wire ClientWire(const PreparedTurn& turn);
+  // Memory was asked for and the store failed: the turn has none (X-Cilia-Memory: unavailable).
+  static bool MemoryWasUnavailable(const PreparedTurn& turn);
 
   // The whole answer in the client's format, or the upstream's error shaped
   // for the client, with the upstream's status.
@@ -101,6 +107,11 @@ class ChatService {
 
  private:
   Status PrepareMemory(PreparedTurn& turn);
+  // Finds and stores the turn's conversation and reads its memory into
+  // `blocks` (and the summary's cut into `options`).
+  Status ReadMemory(PreparedTurn& turn, MemoryBlocks& blocks, AssembleOptions& options);
+  // The turn goes on without memory because of `why`, logged once.
+  static void MemoryUnavailable(PreparedTurn& turn, const Status& why);
   // The turn in the Chat Completions shape, for POST /v1/responses.
   Status ReadResponses(PreparedTurn& turn, ChatCall& call);
   ChatReply CompleteRounds(PreparedTurn& turn);

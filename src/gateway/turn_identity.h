@@ -4,9 +4,9 @@
 // results too, and the system prompt when it changed: docs/gateway.md "What
 // the archive keeps"); and storing it.
 //
-// A failed read fails the turn with Busy (503, the client retries): a
-// conversation that could not be read is never taken for one that does not
-// exist, which would start a second copy of it.
+// A failed read is Busy: a conversation that could not be read is never
+// taken for one that does not exist, which would start a second copy of it
+// (the chat service then answers the turn without memory).
 #pragma once
 
 #include <cstdint>

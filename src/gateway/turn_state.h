@@ -38,6 +38,7 @@ class PreparedTurn {
   TurnRequest request;
   std::shared_ptr<memory::Namespace> ns;  // the caller's namespace; null for guide-dog (no records)
   bool memory = false;                    // memory read and written this turn
+  std::string memory_unavailable;         // why not, though asked for: the store failed ("" otherwise)
   TurnIdentity identity;                  // set when `memory`
   std::optional<SummaryInUse> summary;    // the summary sent as BP3
   UpstreamRounds upstream;

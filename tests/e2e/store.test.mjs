@@ -1,10 +1,12 @@
 // The store setting end to end: a store that cannot be reached at start stops `cilia serve` with
 // a message naming it (its password hidden); on PostgreSQL (make e2e-pg) two gateways share one
 // database, and a database lost under a running server makes requests 503s in the client's
-// error shape until it is back.
+// error shape until it is back, except chat turns, which answer without memory and say so.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
+import { inConversation, openaiClient } from './lib/clients.mjs';
+import { startGateway, systemTextOf, toolNamesOf, turnContextOf, uniqueId, upstreamRequestsWith } from './lib/gateway.mjs';
 import { assertOpenAIError, listItems } from './lib/replies.mjs';
 import { binaryExists, ciliaBin, dataDirForTest, onPostgres, psqlSuper, runCli, serverForTest, storeDatabaseOf, storeEnv } from './lib/server.mjs';
 
@@ -92,4 +94,59 @@ test('a database lost under a running server is a 503 in the client\'s shape, an
   assert.equal(again.status, 200, again.text);
   const rows = await psqlSuper("SELECT count(*) FROM messages WHERE caller_id = 'm2'", { database });
   assert.equal(rows.trim(), '1', 'the refused ingest stored nothing half-way');
+});
+
+test('with the database lost under a running server a chat turn answers without memory and says so, and an ingest is a 503', { skip: pgOnly }, async (t) => {
+  const gw = await startGateway();
+  t.after(() => gw.stop());
+  const client = openaiClient(gw);
+  const conversation = uniqueId('down');
+  const ask = (text, extra = {}) =>
+    client.chat.completions
+      .create({ model: 'companion', messages: [{ role: 'user', content: text }], ...extra }, inConversation(conversation))
+      .withResponse();
+  const first = uniqueId('before');
+  const before = await ask(`My boat is called Heron. ${first}`);
+  assert.equal(before.response.headers.get('x-cilia-memory'), null);
+  const [remembered] = await upstreamRequestsWith(gw.upstream, first);
+  assert.ok(toolNamesOf(remembered.body).includes('recall'), 'memory is on while the database is there');
+
+  const database = storeDatabaseOf(gw.server.dataDir);
+  // No after hook reopens it: the server's own clean-up drops the database, closed or not.
+  const reopen = () => psqlSuper(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+  await psqlSuper(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+  await psqlSuper(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`);
+
+  const lost = uniqueId('lost');
+  const { data, response } = await ask(`What is my boat called? ${lost}`);
+  assert.equal(response.status, 200);
+  assert.equal(data.choices[0].message.content, `echo: What is my boat called? ${lost}`);
+  assert.equal(response.headers.get('x-cilia-memory'), 'unavailable');
+  const [seen] = await upstreamRequestsWith(gw.upstream, lost);
+  assert.deepEqual(toolNamesOf(seen.body), [], 'no recall tool');
+  assert.equal(systemTextOf(seen.body), '', 'no memory block');
+  assert.equal(turnContextOf(seen.body), null, 'no turn context');
+  assert.deepEqual(seen.body.messages, [{ role: 'user', content: `What is my boat called? ${lost}` }]);
+
+  const streamed = await ask(`And streamed? ${uniqueId('stream')}`, { stream: true });
+  assert.equal(streamed.response.headers.get('x-cilia-memory'), 'unavailable');
+  let text = '';
+  for await (const chunk of streamed.data) text += chunk.choices[0]?.delta?.content ?? '';
+  assert.match(text, /^echo: And streamed\?/);
+
+  const refused = await gw.api('/v1/ingest/messages?sync=true', { body: ingestBody('c', 'm-down', 'Lost words.') });
+  assert.match(assertOpenAIError(refused, 503).message, /unreachable/);
+
+  await reopen();
+  const back = uniqueId('back');
+  const again = await ask(`Still there? ${back}`);
+  assert.equal(again.response.headers.get('x-cilia-memory'), null);
+  const [recovered] = await upstreamRequestsWith(gw.upstream, back);
+  assert.ok(toolNamesOf(recovered.body).includes('recall'), 'memory is back with the database');
+  const stored = await psqlSuper(
+    `SELECT string_agg(text, ' | ' ORDER BY seq) FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.external_id = '${conversation}'`,
+    { database },
+  );
+  assert.doesNotMatch(stored, new RegExp(lost), 'the turn without memory stored nothing');
+  assert.match(stored, new RegExp(back));
 });

@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "testing/fault_env.h"
 #include "testing/local_server.h"
 #include "testing/temp_dir.h"
 #include "core/clock.h"
 #include "core/executor.h"
+#include "gateway/turn_state.h"
 #include "ingest/context_parts.h"
 #include "llm/upstream.h"
 #include "memory/archive/archive.h"
@@ -447,6 +449,74 @@ TEST_F(ChatServiceTest, WithMemoryOffTheRequestGoesThroughAsItCame) {
   EXPECT_FALSE(sent.contains("tools"));
   EXPECT_EQ(sent["messages"].back()["content"], "RECALL private");
   EXPECT_TRUE(Messages("c7").empty());
+}
+
+TEST_F(ChatServiceTest, AStoreThatFailsTheTurnsWriteAnswersAsWithMemoryOffAndSaysWhy) {
+  Result<std::shared_ptr<PreparedTurn>> turn = Status::Internal("not prepared");
+  {
+    testing::FaultEnv disk;
+    disk.Fail(DiskOp::kWrite, "cilia.db", Status::DiskFull("no space left on device"));
+    turn = service_->Prepare(Call(Body({User("tell me about my cat")}), "c-full"));
+    ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+    ChatReply reply = service_->Complete(**turn);
+    ASSERT_EQ(reply.http_status, 200) << reply.body.dump();
+    EXPECT_EQ(reply.body["choices"][0]["message"]["content"], "echo: tell me about my cat");
+  }
+  EXPECT_TRUE(ChatService::MemoryWasUnavailable(**turn));
+  const json sent = upstream_.requests().back();
+  EXPECT_FALSE(sent.contains("tools")) << "no recall tool";
+  EXPECT_EQ(sent["messages"].size(), 1u) << "no memory block: " << sent.dump();
+  EXPECT_EQ(sent["messages"].back()["content"], "tell me about my cat");
+  const json& injected = (*turn)->record.injected;
+  ASSERT_TRUE(injected.contains("memory_unavailable")) << injected.dump();
+  EXPECT_NE(injected["memory_unavailable"].get<std::string>().find("disk_full: storing the turn's messages"),
+            std::string::npos);
+  EXPECT_FALSE(injected.contains("menu")) << "what was read beside the failed store is dropped too";
+  EXPECT_TRUE((*turn)->record.sources.empty());
+  EXPECT_TRUE(Messages("c-full").empty()) << "no answer stored without its question";
+
+  // The store is well again: memory is back.
+  ASSERT_TRUE(Complete(Body({User("tell me about my cat")}), "c-full").http_status == 200);
+  EXPECT_TRUE(upstream_.requests().back().contains("tools"));
+  EXPECT_EQ(Messages("c-full").size(), 2u);
+  const auto turns = Turns();
+  ASSERT_EQ(turns.size(), 1u) << "the failed turn's record could not be written";
+  EXPECT_TRUE(turns[0].injected.contains("menu"));
+  EXPECT_FALSE(turns[0].injected.contains("memory_unavailable"));
+}
+
+TEST_F(ChatServiceTest, ANamespaceThatCannotBeOpenedAnswersWithoutMemoryButABadNameIsRefused) {
+  testing::FaultEnv disk;
+  disk.Fail(DiskOp::kWrite, "ns/fresh", Status::IOError("disk I/O error"));
+  ChatCall call = Call(Body({User("hello from a new namespace")}));
+  call.name_space = "fresh";
+  auto turn = service_->Prepare(std::move(call));
+  ASSERT_TRUE(turn.ok()) << turn.status().ToString();
+  EXPECT_TRUE(ChatService::MemoryWasUnavailable(**turn));
+  EXPECT_EQ(service_->Complete(**turn).http_status, 200);
+  EXPECT_EQ(upstream_.requests().back()["messages"].back()["content"], "hello from a new namespace");
+  EXPECT_TRUE((*turn)->record.injected.contains("memory_unavailable"));
+
+  // A key with memory off needed the namespace only for the record: it answers, and nothing was missed.
+  ChatCall plain = Call(Body({User("hello without memory")}));
+  plain.name_space = "fresh";
+  plain.features.memory = false;
+  auto proxied = service_->Prepare(std::move(plain));
+  ASSERT_TRUE(proxied.ok()) << proxied.status().ToString();
+  EXPECT_FALSE(ChatService::MemoryWasUnavailable(**proxied));
+  EXPECT_EQ(service_->Complete(**proxied).http_status, 200);
+
+  // A chain only the archive could continue is the store's error, not a 404.
+  ChatCall chained = Call({{"model", "companion"},
+                           {"previous_response_id", NewResponseId("gone-with-the-disk", clock_.Now(), "1")},
+                           {"input", "and then?"}});
+  chained.endpoint = ChatEndpoint::kResponses;
+  chained.name_space = "fresh";
+  EXPECT_EQ(service_->Prepare(std::move(chained)).status().code(), Code::kIOError);
+
+  ChatCall bad = Call(Body({User("hello")}));
+  bad.name_space = "../etc";
+  EXPECT_EQ(service_->Prepare(std::move(bad)).status().code(), Code::kInvalidArgument);
 }
 
 TEST_F(ChatServiceTest, DeepSeekReasoningIsSentBackInTheContinuationAndShownToTheClient) {
