@@ -211,7 +211,8 @@ const std::vector<SectionSpec>& Sections() {
       {"store",
        {Key("kind", &Config::store, &StoreConfig::kind), Key("url", &Config::store, &StoreConfig::url),
         Key("pool_size", &Config::store, &StoreConfig::pool_size),
-        Key("statement_timeout_ms", &Config::store, &StoreConfig::statement_timeout_ms)}},
+        Key("statement_timeout_ms", &Config::store, &StoreConfig::statement_timeout_ms),
+        Key("unload_idle_s", &Config::store, &StoreConfig::unload_idle_s)}},
   };
   return *sections;
 }
@@ -851,6 +852,7 @@ Status Loader::ValidateStore() const {
     return Bad("store.url", "is for kind \"postgres\"; set store.kind = \"postgres\" to use it");
   }
   CILIA_RETURN_IF_ERROR(CheckRange("store.pool_size", st.pool_size, 1, 1000));
+  CILIA_RETURN_IF_ERROR(CheckRange("store.unload_idle_s", st.unload_idle_s, 0, INT_MAX));
   return CheckRange("store.statement_timeout_ms", st.statement_timeout_ms, 1, INT_MAX);
 }
 

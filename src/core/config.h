@@ -203,6 +203,9 @@ struct StoreConfig {
   std::string url;
   int pool_size = 8;                   // connections per gateway, shared by all namespaces
   int statement_timeout_ms = 30'000;  // a longer statement is cancelled (503)
+  // A namespace no request has used for this long gives its in-memory
+  // indexes back (reloaded at its next use); 0: kept while serve runs.
+  int unload_idle_s = 1800;
 };
 
 // What an upstream model costs, per million tokens, for the usage figures

@@ -7,7 +7,9 @@
 #include "embed/factory.h"
 #include "memory/archive/archive.h"
 #include "store/change_listener.h"
+#include "store/message_repo.h"
 #include "store/postgres_pool.h"
+#include "store/window_repo.h"
 
 namespace cilia::memory {
 
@@ -41,11 +43,7 @@ Result<std::unique_ptr<Registry>> Registry::Open(const Config& config, const Clo
 
 Registry::~Registry() { Stop(); }
 
-Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) {
-  if (!IsValidNamespaceName(name)) return Status::InvalidArgument("namespace \"" + name + "\" is not a valid name");
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = open_.find(name);
-  if (it != open_.end()) return it->second;
+NamespaceOptions Registry::OptionsFor(const std::string& name) const {
   NamespaceOptions o;
   o.name = name;
   o.dir = (fs::path(config_.server.data_dir) / "ns" / name).string();
@@ -62,9 +60,88 @@ Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) {
   o.default_limit = rc.default_limit;
   o.max_limit = rc.max_limit;
   o.ranking.per_conversation_day_cap = rc.per_conversation_day_cap > 0 ? rc.per_conversation_day_cap : 1 << 30;
-  CILIA_ASSIGN_OR_RETURN(auto ns, Namespace::Open(o, embedder_, tz_, clock_, executor_));
-  open_.emplace(name, ns);
+  return o;
+}
+
+Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) { return Load(name, /*use=*/true); }
+
+Result<std::shared_ptr<Namespace>> Registry::GetForUpkeep(const std::string& name) { return Load(name, /*use=*/false); }
+
+Result<std::shared_ptr<Namespace>> Registry::Load(const std::string& name, bool use) {
+  if (!IsValidNamespaceName(name)) return Status::InvalidArgument("namespace \"" + name + "\" is not a valid name");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (use) indexed_.erase(name);
+  auto it = open_.find(name);
+  if (it != open_.end()) {
+    if (use) it->second.used_at = clock_.Now();
+    return it->second.ns;
+  }
+  CILIA_ASSIGN_OR_RETURN(auto ns, Namespace::Open(OptionsFor(name), embedder_, tz_, clock_, executor_));
+  open_.emplace(name, Loaded{ns, clock_.Now()});
   return ns;
+}
+
+Status Registry::WithStore(const std::string& name, const std::function<Status(store::NamespaceStore&)>& f) {
+  if (!IsValidNamespaceName(name)) return Status::InvalidArgument("namespace \"" + name + "\" is not a valid name");
+  std::shared_ptr<Namespace> loaded;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = open_.find(name);
+    if (it != open_.end()) loaded = it->second.ns;
+  }
+  if (loaded) return f(loaded->store());
+  const NamespaceOptions o = OptionsFor(name);
+  CILIA_ASSIGN_OR_RETURN(auto store, store::NamespaceStore::Open({o.name, o.dir, o.full_sync, o.postgres}));
+  return f(*store);
+}
+
+std::vector<std::string> Registry::UnloadIdle() {
+  std::vector<std::string> unloaded;
+  const int64_t idle_ms = int64_t{config_.store.unload_idle_s} * 1000;
+  if (idle_ms <= 0) return unloaded;
+  std::vector<std::shared_ptr<Namespace>> going;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const UnixMs now = clock_.Now();
+    for (auto it = open_.begin(); it != open_.end();) {
+      // use_count 1: only this map holds it, and Get cannot hand it out while mu_ is held.
+      if (now - it->second.used_at >= idle_ms && it->second.ns.use_count() == 1) {
+        unloaded.push_back(it->first);
+        going.push_back(std::move(it->second.ns));
+        it = open_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const auto& ns : going) {
+    Status st = ns->SaveVectorCache();
+    if (!st.ok()) LogWarn("saving the vector cache of {}: {}", ns->name(), st.ToString());
+  }
+  if (!unloaded.empty()) LogInfo("unloaded {} namespace(s) idle for {} s", unloaded.size(), config_.store.unload_idle_s);
+  return unloaded;
+}
+
+std::vector<std::string> Registry::LoadedNames() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [name, loaded] : open_) out.push_back(name);
+  return out;
+}
+
+Result<bool> Registry::NeedsIndexing(const std::string& name) {
+  bool needs = false;
+  CILIA_RETURN_IF_ERROR(WithStore(name, [&](store::NamespaceStore& store) {
+    return store.Read([&](store::Database& db) -> Status {
+      CILIA_ASSIGN_OR_RETURN(auto conversations, store::MessageRepo(db).AllConversations());
+      for (const auto& c : conversations) needs = needs || c.indexed_seq < c.next_seq;
+      if (needs) return Status::Ok();
+      CILIA_ASSIGN_OR_RETURN(auto missing, store::WindowRepo(db).MissingVectors(embedder_->id(), 1));
+      needs = !missing.empty();
+      return Status::Ok();
+    });
+  }));
+  return needs;
 }
 
 std::vector<std::string> Registry::Names() const {
@@ -128,8 +205,8 @@ void Registry::Stop() {
     feed_.reset();
   }
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& [name, ns] : open_) {
-    Status st = ns->SaveVectorCache();
+  for (auto& [name, loaded] : open_) {
+    Status st = loaded.ns->SaveVectorCache();
     if (!st.ok()) LogWarn("saving the vector cache of {}: {}", name, st.ToString());
   }
 }
@@ -153,40 +230,11 @@ void Registry::BackgroundLoop() {
       }
     }
     if (catch_up) {
-      for (const std::string& name : Names()) {
-        auto ns = Get(name);
-        if (!ns.ok()) {
-          LogWarn("namespace {}: {}", name, ns.status().ToString());
-          continue;
-        }
-        Status st = Archive(**ns).IndexPending();
-        if (!st.ok()) LogWarn("indexing {}: {}", name, st.ToString());
-        // Each step does one batch; between batches a Stop() is heeded. False: stopping.
-        auto drain = [&](std::string_view what, const std::function<Result<bool>()>& step) {
-          for (;;) {
-            auto more = step();
-            if (!more.ok()) {
-              LogWarn("{} {}: {}", what, name, more.status().ToString());
-              return true;
-            }
-            if (!*more) return true;
-            std::lock_guard<std::mutex> lock(queue_mu_);
-            if (stopping_) return false;
-          }
-        };
-        if (!drain("embedding", [&]() -> Result<bool> {
-              CILIA_ASSIGN_OR_RETURN(int embedded, (*ns)->EmbedMissing(256));
-              return embedded > 0;
-            })) {
-          return;
-        }
-        // Archives from before float16 vectors: 1,000 rows a transaction,
-        // so ingest waits for the writer at most one batch.
-        if (!drain("rewriting as float16 the vectors of", [&] { return (*ns)->NarrowVectors(1000); })) return;
-      }
+      UnloadIdle();
+      if (!IndexEverything()) return;
       continue;
     }
-    auto ns = Get(job.first);
+    auto ns = GetForUpkeep(job.first);
     if (!ns.ok()) continue;
     Status st = Archive(**ns).IndexConversation(job.second);
     if (!st.ok()) LogWarn("indexing {}: {}", job.first, st.ToString());
@@ -196,6 +244,60 @@ void Registry::BackgroundLoop() {
 }  // namespace cilia::memory
 
 namespace cilia::memory {
+
+bool Registry::IndexEverything() {
+  for (const std::string& name : Names()) {
+    bool loaded = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (indexed_.count(name)) continue;
+      loaded = open_.count(name) > 0;
+    }
+    if (!loaded) {
+      // Load it only when it has work, so that idle namespaces stay unloaded.
+      auto needs = NeedsIndexing(name);
+      if (!needs.ok()) {
+        LogWarn("namespace {}: {}", name, needs.status().ToString());
+        continue;
+      }
+      if (!*needs) {
+        std::lock_guard<std::mutex> lock(mu_);
+        indexed_.insert(name);
+        continue;
+      }
+    }
+    auto ns = GetForUpkeep(name);
+    if (!ns.ok()) {
+      LogWarn("namespace {}: {}", name, ns.status().ToString());
+      continue;
+    }
+    Status st = Archive(**ns).IndexPending();
+    if (!st.ok()) LogWarn("indexing {}: {}", name, st.ToString());
+    // Each step does one batch; between batches a Stop() is heeded. False: stopping.
+    auto drain = [&](std::string_view what, const std::function<Result<bool>()>& step) {
+      for (;;) {
+        auto more = step();
+        if (!more.ok()) {
+          LogWarn("{} {}: {}", what, name, more.status().ToString());
+          return true;
+        }
+        if (!*more) return true;
+        std::lock_guard<std::mutex> lock(queue_mu_);
+        if (stopping_) return false;
+      }
+    };
+    if (!drain("embedding", [&]() -> Result<bool> {
+          CILIA_ASSIGN_OR_RETURN(int embedded, (*ns)->EmbedMissing(256));
+          return embedded > 0;
+        })) {
+      return false;
+    }
+    // Archives from before float16 vectors: 1,000 rows a transaction,
+    // so ingest waits for the writer at most one batch.
+    if (!drain("rewriting as float16 the vectors of", [&] { return (*ns)->NarrowVectors(1000); })) return false;
+  }
+  return true;
+}
 
 namespace {
 // How long the feed waits for a notification before it looks at every open
@@ -214,8 +316,8 @@ bool Registry::CatchUpOpen(const std::set<std::string>* only) {
   std::vector<std::shared_ptr<Namespace>> open;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [name, ns] : open_) {
-      if (!only || only->count(name)) open.push_back(ns);
+    for (const auto& [name, loaded] : open_) {
+      if (!only || only->count(name)) open.push_back(loaded.ns);
     }
   }
   for (const auto& ns : open) {
@@ -229,7 +331,7 @@ bool Registry::CatchUpOpen(const std::set<std::string>* only) {
       LogWarn("namespace {}: behind the change log for too long; reloading it at its next use", ns->name());
       std::lock_guard<std::mutex> lock(mu_);
       auto it = open_.find(ns->name());
-      if (it != open_.end() && it->second == ns) open_.erase(it);
+      if (it != open_.end() && it->second.ns == ns) open_.erase(it);
       continue;
     }
     auto applied = ns->CatchUp();

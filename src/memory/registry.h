@@ -35,8 +35,22 @@ class Registry {
                                                 Executor* executor = nullptr);
   ~Registry();
 
-  // The namespace, created when missing.
+  // The namespace, created when missing, loaded when it is not: a use,
+  // which keeps it loaded ([store] unload_idle_s).
   Result<std::shared_ptr<Namespace>> Get(const std::string& name);
+  // The same for background upkeep (the indexer, the jobs), which is no use:
+  // a namespace only upkeep touches still unloads when idle.
+  Result<std::shared_ptr<Namespace>> GetForUpkeep(const std::string& name);
+  // Runs f on the namespace's store: the loaded namespace's, else one opened
+  // for the call, so that upkeep can look at a namespace without loading its
+  // indexes.
+  Status WithStore(const std::string& name, const std::function<Status(store::NamespaceStore&)>& f);
+  // Unloads the namespaces no request has used for [store] unload_idle_s
+  // and none holds now (their vector index's copy saved first); their names.
+  // The background indexer calls it every 30 s.
+  std::vector<std::string> UnloadIdle();
+  // The namespaces loaded now, sorted.
+  std::vector<std::string> LoadedNames() const;
   // Names of the namespaces that exist: folders of the data dir, or the
   // PostgreSQL database's namespace list (every gateway's). None, with a
   // warning logged, when that list cannot be read.
@@ -62,7 +76,13 @@ class Registry {
  private:
   Registry(Config config, TimeZone tz, const Clock& clock, Executor* executor)
       : config_(std::move(config)), tz_(std::move(tz)), clock_(clock), executor_(executor) {}
+  Result<std::shared_ptr<Namespace>> Load(const std::string& name, bool use);
+  NamespaceOptions OptionsFor(const std::string& name) const;
+  // Whether a namespace that is not loaded has indexing or embedding to do.
+  Result<bool> NeedsIndexing(const std::string& name);
   void BackgroundLoop();
+  // One pass of the indexer over every namespace; false once stopping.
+  bool IndexEverything();
   void ChangeFeedLoop();
   // Catches up the open namespaces (`only`: those named); false once stopping.
   bool CatchUpOpen(const std::set<std::string>* only);
@@ -76,8 +96,15 @@ class Registry {
   std::shared_ptr<const embed::Embedder> embedder_;
   std::shared_ptr<store::PostgresPool> postgres_;  // null: SQLite
 
+  struct Loaded {
+    std::shared_ptr<Namespace> ns;
+    UnixMs used_at = 0;  // the last Get (loading for upkeep counts as none)
+  };
   mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<Namespace>> open_;
+  std::map<std::string, Loaded> open_;
+  // Namespaces not loaded that the indexer found nothing to do in; a Get
+  // takes a namespace out (what it loads for may be new work).
+  std::set<std::string> indexed_;
 
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;

@@ -211,6 +211,13 @@ Result<int64_t> MessageRepo::CountMessages() {
   return s->OneInt();
 }
 
+Result<std::optional<int64_t>> MessageRepo::NewestStoredAt() {
+  CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT stored_at FROM messages ORDER BY id DESC LIMIT 1"));
+  std::optional<int64_t> out;
+  CILIA_RETURN_IF_ERROR(s->Each([&](const Statement& r) { out = r.Int(0); }));
+  return out;
+}
+
 Result<int64_t> MessageRepo::CountMessagesFrom(int64_t conversation_row, int64_t from_seq) {
   CILIA_ASSIGN_OR_RETURN(Statement * s, db_.Prepare("SELECT count(*) FROM messages WHERE conversation_id = ? AND seq >= ?"));
   s->Bind(1, conversation_row).Bind(2, from_seq);

@@ -47,6 +47,8 @@ class MessageRepo {
   Result<int64_t> CountMessages();
   // Messages of a conversation with seq >= from_seq.
   Result<int64_t> CountMessagesFrom(int64_t conversation_row, int64_t from_seq);
+  // When the newest message was stored; none without messages.
+  Result<std::optional<int64_t>> NewestStoredAt();
   // The highest message id (row) there is, 0 for none: every message stored
   // so far has an id up to it, and a later one a higher id (unless the
   // newest were forgotten: SQLite then gives their ids again).

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 #include <utility>
 
 #include "core/log.h"
@@ -16,6 +17,7 @@
 #include "memory/excerpts/extraction.h"
 #include "memory/upkeep/retention.h"
 #include "store/job_claim_repo.h"
+#include "store/message_repo.h"
 
 namespace cilia::memory {
 
@@ -277,7 +279,7 @@ std::vector<JobSpec> StandardJobs(const Config& config) {
     nightly = Schedule{Schedule::Kind::kDailyAt, 0, at.ok() ? *at : 4 * 60 + 10};
   }
   return {
-      {"extract", Every(config.extraction.interval_minutes * kMsPerMinute, j.extract_enabled), Extract, true},
+      {"extract", Every(config.extraction.interval_minutes * kMsPerMinute, j.extract_enabled), Extract, true, true},
       {"nightly", nightly, Nightly},
       {"retention", Every(j.retention_interval_hours * 60 * kMsPerMinute, j.retention_enabled), Retention},
       {"reindex", Schedule{}, Reindex},
@@ -368,30 +370,45 @@ void Scheduler::Loop() {
 
 std::vector<store::JobRun> Scheduler::RunDue() {
   std::vector<store::JobRun> runs;
+  const std::vector<std::string> loaded_names = registry_.LoadedNames();
+  const std::set<std::string> loaded(loaded_names.begin(), loaded_names.end());
   for (const std::string& name : registry_.Names()) {
-    auto ns = registry_.Get(name);
+    // Through the store alone: a namespace that is not loaded is loaded
+    // only when a job is due in it (and, for the extract job, has new messages).
+    std::vector<const JobSpec*> due;
+    Status looked = registry_.WithStore(name, [&](store::NamespaceStore& store) -> Status {
+      return store.Write([&](store::Database& db) -> Status {
+        CILIA_RETURN_IF_ERROR(store::JobRunRepo(db).MarkInterrupted(clock_.Now(), ProcessIdentity()).status());
+        for (const JobSpec& job : jobs_) {
+          CILIA_ASSIGN_OR_RETURN(auto last, store::JobRunRepo(db).Latest(job.name));
+          if (!IsDue(job.schedule, clock_.Now(), registry_.tz(), last)) continue;
+          if (job.reads_new_messages && last && !loaded.count(name)) {
+            CILIA_ASSIGN_OR_RETURN(auto newest, store::MessageRepo(db).NewestStoredAt());
+            if (!newest || *newest <= last->started_at) continue;
+          }
+          due.push_back(&job);
+        }
+        return Status::Ok();
+      });
+    });
+    if (!looked.ok()) {
+      LogWarn("jobs: namespace {}: {}", name, looked.ToString());
+      continue;
+    }
+    if (due.empty()) continue;
+    auto ns = registry_.GetForUpkeep(name);
     if (!ns.ok()) {
       LogWarn("jobs: namespace {}: {}", name, ns.status().ToString());
       continue;
     }
-    auto marked = (*ns)->store().Write([&](store::Database& db) {
-      return store::JobRunRepo(db).MarkInterrupted(clock_.Now(), ProcessIdentity());
-    });
-    if (!marked.ok()) LogWarn("jobs: namespace {}: {}", name, marked.status().ToString());
-    for (const JobSpec& job : jobs_) {
+    for (const JobSpec* job : due) {
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (stopping_) return runs;
       }
-      auto last = (*ns)->store().Read([&](store::Database& db) { return store::JobRunRepo(db).Latest(job.name); });
-      if (!last.ok()) {
-        LogWarn("jobs: namespace {}: {}", name, last.status().ToString());
-        continue;
-      }
-      if (!IsDue(job.schedule, clock_.Now(), (*ns)->tz(), *last)) continue;
-      // Due as this check saw it; RunJobIfDue asks again under the claim.
-      auto run = RunJobIfDue(job, **ns, registry_.config(), clock_);
-      if (!run.ok()) LogWarn("jobs: {} in {}: {}", job.name, name, run.status().ToString());
+      // Due as the look above saw it; RunJobIfDue asks again under the claim.
+      auto run = RunJobIfDue(*job, **ns, registry_.config(), clock_);
+      if (!run.ok()) LogWarn("jobs: {} in {}: {}", job->name, name, run.status().ToString());
       else if (*run) runs.push_back(std::move(**run));
     }
   }

@@ -88,6 +88,9 @@ struct JobSpec {
   Schedule schedule;
   JobFunction run;
   bool takes_backfill = false;  // JobRunOptions::backfill means something to it
+  // Works on messages stored since its last run began: in a namespace that
+  // is not loaded and has none, the scheduler does not load it for this job.
+  bool reads_new_messages = false;
 };
 
 // After a failed scheduled run a job is tried again this much later (or at

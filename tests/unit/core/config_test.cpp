@@ -628,14 +628,16 @@ TEST_F(ConfigTest, TheStoreIsSqliteUnlessItSaysPostgres) {
   EXPECT_EQ(config->store.kind, StoreKind::kSqlite);
   EXPECT_EQ(config->store.pool_size, 8);
   EXPECT_EQ(config->store.statement_timeout_ms, 30000);
+  EXPECT_EQ(config->store.unload_idle_s, 1800);
 
   config = LoadToml("[store]\nkind = \"postgres\"\nurl = \"postgresql://cilia@db/memory\"\npool_size = 3\n"
-                    "statement_timeout_ms = 500\n");
+                    "statement_timeout_ms = 500\nunload_idle_s = 0\n");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->store.kind, StoreKind::kPostgres);
   EXPECT_EQ(config->store.url, "postgresql://cilia@db/memory");
   EXPECT_EQ(config->store.pool_size, 3);
   EXPECT_EQ(config->store.statement_timeout_ms, 500);
+  EXPECT_EQ(config->store.unload_idle_s, 0);
 
   sources_.file.reset();
   sources_.env = {{"CILIA_STORE_KIND", "postgres"}, {"CILIA_STORE_URL", "postgresql:///m?host=/run/pg"},
@@ -656,6 +658,7 @@ TEST_F(ConfigTest, StoreMistakesNameTheKey) {
   EXPECT_THAT(ErrorOf(LoadToml("[store]\nurl = \"postgresql://db/m\"\n")), HasSubstr("store.url"));
   EXPECT_THAT(ErrorOf(LoadToml("[store]\nkind = \"postgres\"\nurl = \"postgresql://db/m\"\npool_size = 0\n")),
               HasSubstr("store.pool_size"));
+  EXPECT_THAT(ErrorOf(LoadToml("[store]\nunload_idle_s = -1\n")), HasSubstr("store.unload_idle_s"));
   sources_.file.reset();
   sources_.env = {{"CILIA_STORE_KIND", "oracle"}};
   EXPECT_THAT(ErrorOf(LoadConfig(sources_)), AllOf(HasSubstr("CILIA_STORE_KIND"), HasSubstr("oracle")));

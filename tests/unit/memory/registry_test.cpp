@@ -1,4 +1,6 @@
-// The registry on PostgreSQL: namespaces opened there, listed from the
+// Namespaces unloaded when idle, and the upkeep that looks at them without
+// loading them (both stores). The registry on PostgreSQL: namespaces opened
+// there, listed from the
 // database's namespace list (so every gateway sees every namespace), their
 // images kept in the database and gone after a forget, and another
 // gateway's writes reaching a namespace this one holds open (the change
@@ -180,6 +182,98 @@ TEST_F(PostgresRegistryTest, TheChangeFeedBringsAWriteToAnotherGatewayWithinASec
   EXPECT_EQ(Found(**reader, "kingfisher"), std::vector<std::string>{"archive:lake"});
   // Woken by the notification, not by the feed's look every five seconds.
   EXPECT_LT(took.count(), 1000) << "took " << took.count() << " ms";
+}
+
+class IdleNamespaceTest : public ::testing::Test {
+ protected:
+  IdleNamespaceTest() : clock_(1'800'000'000'000) {
+    Config config;
+    config.server.data_dir = dir_.path();
+    config.store.unload_idle_s = 60;
+    registry_ = std::move(*Registry::Open(config, clock_));
+  }
+  testing::TempDir dir_;
+  FakeClock clock_;
+  std::unique_ptr<Registry> registry_;
+};
+
+TEST_F(IdleNamespaceTest, ANamespaceUnusedForTheIdleTimeIsUnloadedAndLoadsAgainWhole) {
+  {
+    auto ns = registry_->Get("diary");
+    ASSERT_TRUE(ns.ok());
+    ASSERT_TRUE(Archive(**ns).StoreAndIndex(Said("walk", "A kingfisher dived into the lake.")).ok());
+  }
+  clock_.Advance(59'000);
+  EXPECT_TRUE(registry_->UnloadIdle().empty()) << "not idle long enough yet";
+  clock_.Advance(1'000);
+  EXPECT_EQ(registry_->UnloadIdle(), std::vector<std::string>{"diary"});
+  EXPECT_TRUE(registry_->LoadedNames().empty());
+  EXPECT_TRUE(std::filesystem::exists(dir_.Sub("ns/diary/vectors.cache"))) << "its vector index is kept for the reload";
+
+  auto again = registry_->Get("diary");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(Found(**again, "kingfisher"), std::vector<std::string>{"archive:walk"});
+}
+
+TEST_F(IdleNamespaceTest, ANamespaceSomeoneHoldsOrUsedLatelyStaysLoaded) {
+  auto held = registry_->Get("held");
+  ASSERT_TRUE(held.ok());
+  ASSERT_TRUE(registry_->Get("busy").ok());
+  clock_.Advance(50'000);
+  ASSERT_TRUE(registry_->Get("busy").ok());  // a use starts its idle time again
+  clock_.Advance(20'000);
+  EXPECT_TRUE(registry_->UnloadIdle().empty()) << "held by a request, and used 20 s ago";
+  EXPECT_EQ(registry_->LoadedNames(), (std::vector<std::string>{"busy", "held"}));
+}
+
+TEST_F(IdleNamespaceTest, UpkeepLooksAtAnUnloadedNamespaceThroughItsStoreAndLoadsItNotForNothing) {
+  ASSERT_TRUE(Archive(**registry_->Get("quiet")).StoreAndIndex(Said("c", "Nothing left to index here.")).ok());
+  clock_.Advance(60'000);
+  ASSERT_EQ(registry_->UnloadIdle(), std::vector<std::string>{"quiet"});
+
+  int64_t messages = -1;
+  ASSERT_TRUE(registry_->WithStore("quiet", [&](store::NamespaceStore& store) {
+    return store.Read([&](store::Database& db) -> Status {
+      CILIA_ASSIGN_OR_RETURN(messages, (*db.Prepare("SELECT count(*) FROM messages"))->OneInt());
+      return Status::Ok();
+    });
+  }).ok());
+  EXPECT_EQ(messages, 1);
+  EXPECT_TRUE(registry_->LoadedNames().empty()) << "a look through the store loads nothing";
+
+  // Loaded for upkeep is no use: it goes again once idle.
+  ASSERT_TRUE(registry_->GetForUpkeep("quiet").ok());
+  clock_.Advance(60'000);
+  EXPECT_EQ(registry_->UnloadIdle(), std::vector<std::string>{"quiet"});
+}
+
+TEST_F(IdleNamespaceTest, TheIndexerLoadsAnUnloadedNamespaceOnlyForWorkToDo) {
+  // Stored, not windowed (as ingest without ?sync leaves it): work for the indexer.
+  ASSERT_TRUE(Archive(**registry_->Get("b-pending")).Store(Said("c", "A heron waits.")).ok());
+  ASSERT_TRUE(Archive(**registry_->Get("a-quiet")).StoreAndIndex(Said("c", "Nothing left to do.")).ok());
+  clock_.Advance(60'000);
+  ASSERT_EQ(registry_->UnloadIdle().size(), 2u);
+
+  Executor executor(2, 2);
+  ASSERT_TRUE(registry_->StartBackground(executor).ok());  // its first pass looks at every namespace, in name order
+  const auto start = std::chrono::steady_clock::now();
+  while (registry_->LoadedNames().empty() && std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(registry_->LoadedNames(), std::vector<std::string>{"b-pending"})
+      << "a-quiet, looked at first, had nothing to do and stayed unloaded";
+  registry_->Stop();
+}
+
+TEST_F(IdleNamespaceTest, ZeroKeepsEveryNamespaceLoaded) {
+  Config config;
+  config.server.data_dir = dir_.Sub("other");
+  config.store.unload_idle_s = 0;
+  auto registry = Registry::Open(config, clock_);
+  ASSERT_TRUE(registry.ok());
+  ASSERT_TRUE((*registry)->Get("kept").ok());
+  clock_.Advance(int64_t{365} * 24 * 3'600'000);
+  EXPECT_TRUE((*registry)->UnloadIdle().empty());
 }
 
 TEST(PostgresRegistry, ADatabaseThatIsDownFailsTheOpenNamingTheStoreWithoutItsPassword) {

@@ -122,6 +122,18 @@ TEST_P(MessageRepoTest, CountsTheMessagesFromASeqAndKnowsTheLastId) {
   EXPECT_EQ(*repo.LastMessageId(), last);
 }
 
+TEST_P(MessageRepoTest, NewestStoredAtIsTheLastStoredMessagesTime) {
+  MessageRepo repo(*db_);
+  EXPECT_EQ(*repo.NewestStoredAt(), std::nullopt) << "none yet";
+  auto c = *repo.CreateConversation("c", "", 0);
+  for (int64_t stored_at : {7000, 6000}) {  // by when stored (the row order), not by the largest value
+    MessageRecord m = Message(c.id, stored_at, std::nullopt, "m" + std::to_string(stored_at));
+    m.stored_at = stored_at;
+    ASSERT_TRUE(repo.Insert(m).ok());
+  }
+  EXPECT_EQ(*repo.NewestStoredAt(), std::optional<int64_t>(6000));
+}
+
 TEST_P(MessageRepoTest, MessagesBeforeReturnsTheLastOnesBeforeASeqInOrder) {
   MessageRepo repo(*db_);
   auto c = *repo.CreateConversation("c", "", 0);

@@ -90,6 +90,7 @@ class SchedulerTest : public ::testing::Test {
     Config config = model_.MakeConfig();
     config.server.data_dir = dir_.path();
     config.server.time_zone = "Asia/Shanghai";
+    config.store.unload_idle_s = unload_idle_s_;
     registry_ = std::move(*Registry::Open(config, clock_));
   }
   // Runs on the fake model's thread, under its lock: a test that holds a call
@@ -166,6 +167,7 @@ class SchedulerTest : public ::testing::Test {
   testing::TempDir dir_;
   testing::ScriptedModel model_;
   FakeClock clock_;
+  int unload_idle_s_ = 1800;  // [store] unload_idle_s of the next Reopen
   std::unique_ptr<Registry> registry_;
 };
 
@@ -185,6 +187,30 @@ TEST_F(SchedulerTest, RunsDueJobsOnceAndRecordsEveryRun) {
   auto later = scheduler.RunDue();
   ASSERT_EQ(later.size(), 1u);
   EXPECT_EQ(later[0].job, "extract");
+}
+
+TEST_F(SchedulerTest, AnUnloadedNamespaceIsLoadedOnlyWhenAJobIsDueInIt) {
+  unload_idle_s_ = 60;
+  Reopen();
+  testing::Store(ns(), "chat", {{"a", "user", "hello", At("2026-05-28", 12)}});
+  Scheduler scheduler(*registry_, clock_);
+  ASSERT_EQ(scheduler.RunDue().size(), 3u);
+  clock_.Advance(60'000);
+  ASSERT_EQ(registry_->UnloadIdle(), std::vector<std::string>{"default"});
+  for (const auto& run : scheduler.RunDue()) ADD_FAILURE() << run.job << " ran: " << run.error;
+  EXPECT_TRUE(registry_->LoadedNames().empty()) << "nothing due: looked at through its store only";
+
+  clock_.Advance(10 * kMsPerMinute);  // the extract job's period
+  EXPECT_TRUE(scheduler.RunDue().empty());
+  EXPECT_TRUE(registry_->LoadedNames().empty()) << "extract is due, but no message came since its last run";
+
+  testing::Store(ns(), "chat", {{"b", "user", "again", At("2026-05-29", 4, 45)}});
+  clock_.Advance(60'000);
+  ASSERT_EQ(registry_->UnloadIdle(), std::vector<std::string>{"default"});
+  auto due = scheduler.RunDue();
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].job, "extract");
+  EXPECT_EQ(registry_->LoadedNames(), std::vector<std::string>{"default"}) << "loaded to run it";
 }
 
 TEST_F(SchedulerTest, AFailedRunIsRecordedWithItsError) {
