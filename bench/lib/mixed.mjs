@@ -383,5 +383,8 @@ export function problemsOf(run) {
   if (c.resent_stored) problems.push(`${c.resent_stored} resent messages stored again`);
   if (c.chat_mismatch.length) problems.push(`chat: ${c.chat_mismatch.join('; ')}`);
   if (c.jobs_twice.length) problems.push(`jobs run twice: ${c.jobs_twice.join('; ')}`);
+  // The change log brings one gateway's writes to the others' indexes within a second.
+  const { same, other, cap_ms: cap } = run.freshness;
+  if (same.misses || other.misses) problems.push(`freshness: ${same.misses} probes not found within ${cap} ms through gateway 0, ${other.misses} through the others`);
   return problems;
 }

@@ -2,7 +2,8 @@
 // bench/gateways.mjs, bench/lib/mixed.mjs): ingest through one, recalls and chat turns through
 // both, the schedulers of both running the jobs. Afterwards the database holds every
 // acknowledged message exactly once, a request sent again through the other gateway stored
-// nothing, each chat turn is stored once, no job ran twice, and no request failed.
+// nothing, each chat turn is stored once, no job ran twice, no request failed, and a message
+// ingested through one gateway was found through the other.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
@@ -23,8 +24,9 @@ test('two gateways on one database under mixed load lose nothing and do nothing 
   assert.ok(result.recall.by_gateway.every((n) => n > 0), 'recalls went through both gateways');
   assert.ok(result.chat.turns >= 4, `chat turns: ${result.chat.turns}`);
   assert.equal(checks.acknowledged, result.ingest.messages + result.freshness.probes);
-  // A probe is found at once through the gateway that stored it (sync ingest).
-  assert.equal(result.freshness.same.misses, 0, JSON.stringify(result.freshness));
+  // problemsOf counts a probe not found within 5 s through either gateway; the change log
+  // brings gateway 0's writes to the other's indexes in about 30 ms (bench/RESULTS.md).
+  assert.ok(result.freshness.other.n >= 3, JSON.stringify(result.freshness));
   // Both schedulers checked at their start, with the archive there: the jobs ran, shared.
   assert.ok(checks.jobs['default/extract']?.runs >= 1, JSON.stringify(checks.jobs));
 });
