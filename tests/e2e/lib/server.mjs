@@ -61,7 +61,13 @@ function withDatabase(url, database) {
 // store); on PostgreSQL the data dir's database, created on first use.
 export async function storeEnv(dataDir) {
   if (!onPostgres || !dataDir) return {};
-  if (!process.env.CILIA_TEST_PG_URL) throw new Error('CILIA_E2E_STORE=postgres needs CILIA_TEST_PG_URL');
+  return postgresEnv(dataDir);
+}
+
+// The data dir's PostgreSQL database, created on first use and dropped by removeDir, whatever
+// CILIA_E2E_STORE says: for a benchmark that runs one server on each store.
+export async function postgresEnv(dataDir) {
+  if (!process.env.CILIA_TEST_PG_URL) throw new Error('a PostgreSQL store needs CILIA_TEST_PG_URL (run inside scripts/pg-test.sh)');
   const key = resolve(dataDir);
   if (!storeDatabases.has(key)) {
     // The promise is kept, so that runs started together on one dir share one database.
