@@ -180,8 +180,10 @@ TEST_F(PostgresRegistryTest, TheChangeFeedBringsAWriteToAnotherGatewayWithinASec
   }
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
   EXPECT_EQ(Found(**reader, "kingfisher"), std::vector<std::string>{"archive:lake"});
-  // Woken by the notification, not by the feed's look every five seconds.
-  EXPECT_LT(took.count(), 1000) << "took " << took.count() << " ms";
+  // Woken by the notification, not by the feed's look every five seconds
+  // (well under a second when the machine is not busy; the bound leaves room
+  // for a loaded CI machine and a sanitizer build).
+  EXPECT_LT(took.count(), 3000) << "took " << took.count() << " ms";
 }
 
 class IdleNamespaceTest : public ::testing::Test {
