@@ -8,16 +8,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "testing/temp_dir.h"
 #include "store/db.h"
 #include "store/migrations.h"
 #include "store/postgres_db.h"
+#include "store/window_repo.h"
 
 namespace cilia::testing {
 
@@ -91,6 +94,18 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
   std::string ns_;  // PostgreSQL's
   std::unique_ptr<store::Database> db_;
 };
+
+// The ids of the windows the Han n-gram lookup `match` finds, sorted.
+inline std::vector<int64_t> CjkIds(store::WindowRepo& repo, const char* match) {
+  std::vector<int64_t> out;
+  auto hits = repo.SearchCjk(match, {}, 10);
+  EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+  if (hits.ok()) {
+    for (const store::ScoredId& h : *hits) out.push_back(h.id);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 // Runs every TEST_P of `fixture` on each backend.
 #define CILIA_ON_EACH_BACKEND(fixture)                                                                       \

@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
+#include "migrated_db.h"
 #include "store/message_repo.h"
 #include "store/window_repo.h"
 #include "testing/temp_dir.h"
@@ -126,14 +125,7 @@ TEST(Migrations, Version10IndexesTheHanNgramsOfOldWindowsFromTheirBodies) {
   auto columns = (*db)->Prepare("SELECT count(*) FROM pragma_table_info('windows') WHERE name = 'cjk'");
   EXPECT_EQ(*(*columns)->OneInt(), 0);
   WindowRepo repo(**db);
-  auto ids = [&](const char* match) {
-    std::vector<int64_t> out;
-    auto hits = repo.SearchCjk(match, {}, 10);
-    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
-    for (const ScoredId& h : *hits) out.push_back(h.id);
-    std::sort(out.begin(), out.end());
-    return out;
-  };
+  auto ids = [&](const char* match) { return testing::CjkIds(repo, match); };
   EXPECT_EQ(ids("\"小林\""), std::vector<int64_t>{1});
   EXPECT_EQ(ids("\"林\""), (std::vector<int64_t>{1, 2}));
   // The triggers were made again: new windows and deletions reach both tables.

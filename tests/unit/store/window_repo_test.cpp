@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "core/half.h"
 #include "testing/float32_vectors.h"
 #include "migrated_db.h"
@@ -104,14 +102,7 @@ TEST_P(WindowRepoTest, TrigramFindsSubstringsAndCjkTableShortOnes) {
   auto hits = repo.SearchTrigram("\"wi-\" AND \"i-2\" AND \"-20\"", {}, 10);
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ((*hits)[0].id, a);
-  auto ids = [&](const char* match) {
-    std::vector<int64_t> out;
-    auto hits = repo.SearchCjk(match, {}, 10);
-    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
-    for (const ScoredId& h : *hits) out.push_back(h.id);
-    std::sort(out.begin(), out.end());
-    return out;
-  };
+  auto ids = [&](const char* match) { return testing::CjkIds(repo, match); };
   // Tokens read from the body: both unigrams, the bigram only where adjacent.
   EXPECT_EQ(ids("\"密码\""), std::vector<int64_t>{a});
   EXPECT_EQ(ids("\"码是\""), std::vector<int64_t>{a});
