@@ -33,12 +33,13 @@ e2e-pg: build
 
 # Both end-to-end suites side by side: they spend most of their time waiting on
 # the servers they start, so together they take 438 s instead of 660. The
-# PostgreSQL suite's report follows the SQLite one's. Not `make test`'s yet: one
+# PostgreSQL suite's report follows the SQLite one's (built once: two makes of
+# `build` at once raced in cmake). Not `make test`'s yet: one
 # CI run of it failed a PostgreSQL case that passed alone and four-fold in parallel
 # (gateway-responses, "a fact told in one chat reaches the upstream in a later new chat").
 e2e-both: build
-	@log=$$(mktemp); $(MAKE) --no-print-directory e2e-pg >"$$log" 2>&1 & pg=$$!; \
-	$(MAKE) --no-print-directory e2e; sqlite=$$?; wait $$pg; postgres=$$?; \
+	@log=$$(mktemp); bash scripts/pg-test.sh run env CILIA_E2E_STORE=postgres node --test --test-concurrency=1 tests/e2e/ >"$$log" 2>&1 & pg=$$!; \
+	node --test --test-concurrency=1 tests/e2e/; sqlite=$$?; wait $$pg; postgres=$$?; \
 	echo "== e2e-pg"; cat "$$log"; rm -f "$$log"; \
 	echo "e2e: sqlite exit $$sqlite, postgres exit $$postgres"; [ $$sqlite = 0 ] && [ $$postgres = 0 ]
 

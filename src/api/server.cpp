@@ -285,13 +285,13 @@ Result<Reply> ApiServer::Answer(const Route& route, const httplib::Request& req,
       principal = Status::PermissionDenied(fmt::format("this key lacks the \"{}\" scope", ScopeName(route.scope)));
     }
     if (!principal.ok()) {
-      // Decided from the headers: the body is never read.
-      if (body) GuardedHttpServer::CloseAfterAnswer();
+      // Decided from the headers: a large body is never read.
+      if (body) RefuseUnread(req, *body);
       return principal.status();
     }
     who = std::move(*principal);
     if (std::optional<int64_t> wait = limiter_.TakeRequest(who.key_id)) {
-      if (body) GuardedHttpServer::CloseAfterAnswer();
+      if (body) RefuseUnread(req, *body);
       return RateLimited(fmt::format("{} requests per minute (server.rate_limit_requests_per_minute)",
                                      limiter_.requests_per_minute()),
                          *wait, route.style);
@@ -314,6 +314,18 @@ Result<Reply> ApiServer::Answer(const Route& route, const httplib::Request& req,
     }
   }
   return Shielded(req, [&] { return route.handler(Request{req, who, text, std::move(captures)}); });
+}
+
+void ApiServer::RefuseUnread(const httplib::Request& req, const httplib::ContentReader& reader) const {
+  // A small declared body is read and dropped: closing a connection with
+  // bytes unread makes the kernel reset it, and a client still reading the
+  // answer then loses it ("fetch failed" instead of the 403).
+  constexpr uint64_t kDrainedAtMost = 64 * 1024;
+  if (req.has_header("Content-Length") &&
+      std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) <= kDrainedAtMost) {
+    (void)ReadBody(req, reader);
+  }
+  GuardedHttpServer::CloseAfterAnswer();
 }
 
 Result<std::string> ApiServer::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader) const {

@@ -137,6 +137,9 @@ class ApiServer {
                        std::vector<std::string> captures);
   // The body, decoded, refused past max_body_bytes without reading the rest.
   Result<std::string> ReadBody(const httplib::Request& req, const httplib::ContentReader& reader) const;
+  // A request refused before its body was read: the body is dropped when it
+  // is small, and the connection closed after the answer.
+  void RefuseUnread(const httplib::Request& req, const httplib::ContentReader& reader) const;
   void Write(const httplib::Request& req, httplib::Response& res, Reply reply);
   httplib::Server::HandlerResponse BeforeRouting(const httplib::Request& req, httplib::Response& res);
   httplib::Server::HandlerResponse AnswerError(const httplib::Request& req, httplib::Response& res);
