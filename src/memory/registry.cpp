@@ -43,6 +43,13 @@ Result<std::unique_ptr<Registry>> Registry::Open(const Config& config, const Clo
 
 Registry::~Registry() { Stop(); }
 
+namespace {
+Status CheckNamespaceName(const std::string& name) {
+  if (IsValidNamespaceName(name)) return Status::Ok();
+  return Status::InvalidArgument("namespace \"" + name + "\" is not a valid name");
+}
+}  // namespace
+
 NamespaceOptions Registry::OptionsFor(const std::string& name) const {
   NamespaceOptions o;
   o.name = name;
@@ -68,7 +75,7 @@ Result<std::shared_ptr<Namespace>> Registry::Get(const std::string& name) { retu
 Result<std::shared_ptr<Namespace>> Registry::GetForUpkeep(const std::string& name) { return Load(name, /*use=*/false); }
 
 Result<std::shared_ptr<Namespace>> Registry::Load(const std::string& name, bool use) {
-  if (!IsValidNamespaceName(name)) return Status::InvalidArgument("namespace \"" + name + "\" is not a valid name");
+  CILIA_RETURN_IF_ERROR(CheckNamespaceName(name));
   std::lock_guard<std::mutex> lock(mu_);
   if (use) indexed_.erase(name);
   auto it = open_.find(name);
@@ -82,7 +89,7 @@ Result<std::shared_ptr<Namespace>> Registry::Load(const std::string& name, bool 
 }
 
 Status Registry::WithStore(const std::string& name, const std::function<Status(store::NamespaceStore&)>& f) {
-  if (!IsValidNamespaceName(name)) return Status::InvalidArgument("namespace \"" + name + "\" is not a valid name");
+  CILIA_RETURN_IF_ERROR(CheckNamespaceName(name));
   std::shared_ptr<Namespace> loaded;
   {
     std::lock_guard<std::mutex> lock(mu_);
